@@ -1,0 +1,75 @@
+"""Conventional decentralized ADMM in the simplified form, M-ADMM paper eq. (8)-(9).
+
+    f_i(t+1) = argmin_f O(f, D_i) + 2 lambda_i(t)^T f
+                        + eta sum_{j in V_i} || (f_i(t) + f_j(t))/2 - f ||^2      (8)
+    lambda_i(t+1) = lambda_i(t) + eta/2 sum_{j in V_i} (f_i(t+1) - f_j(t+1))       (9)
+
+with lambda_i(0) = 0. Arrays are (trials, N, d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
+from admmcheck.networks import Network
+from admmcheck.oracle import Optimum
+from admmcheck.problems import ConsensusProblem
+from admmcheck.runs import Recorder, Run, Seeds, check_network, initial_state
+from admmcheck.validation import positive_int, real
+
+
+def admm_primal_step(
+    problem: ConsensusProblem,
+    network: Network,
+    f: np.ndarray,
+    lam: np.ndarray,
+    eta: float,
+    tol: float = DEFAULT_TOL,
+) -> LocalSolution:
+    """Solve eq. (8) for every node.
+
+    Expanding eta sum_j ||m_ij - f||^2 with m_ij = (f_i(t) + f_j(t))/2 gives the
+    subproblem O(f) + b_i^T f + (kappa_i/2)||f||^2 with
+    b_i = 2 lambda_i(t) - 2 eta sum_j m_ij and kappa_i = 2 eta V_i.
+    """
+    degree = network.degrees
+    midpoint_sum = 0.5 * (degree[:, None] * f + network.adjacency @ f)  # sum_j m_ij
+    linear = 2.0 * lam - 2.0 * eta * midpoint_sum
+    return solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=tol)
+
+
+def admm_dual_step(network: Network, lam: np.ndarray, f_next: np.ndarray, step: float) -> np.ndarray:
+    """Eq. (9): lambda_i += step/2 sum_{j in V_i} (f_i(t+1) - f_j(t+1))."""
+    disagreement = network.degrees[:, None] * f_next - network.adjacency @ f_next
+    return lam + 0.5 * step * disagreement
+
+
+def run_admm(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    eta: float = 0.5,
+    iterations: int = 100,
+    seeds: Seeds = 0,
+    initial: np.ndarray | None = None,
+    init_scale: float = 1.0,
+    tol: float = DEFAULT_TOL,
+    reference: Optimum | None = None,
+) -> Run:
+    """Run conventional ADMM (8)-(9) for ``iterations`` steps on a batch of trials.
+
+    One trial per seed in ``seeds``; f_i(0) is random (or ``initial``), lambda_i(0) = 0.
+    """
+    check_network(problem, network)
+    eta = real("eta", eta)
+    iterations = positive_int("iterations", iterations)
+    start = initial_state(problem, seeds, initial, init_scale)
+    recorder = Recorder(problem, start, iterations)
+    f, lam = start.f, np.zeros_like(start.f)
+    for t in range(iterations):
+        solution = admm_primal_step(problem, network, f, lam, eta, tol)  # eq. (8)
+        f = solution.f
+        lam = admm_dual_step(network, lam, f, eta)  # eq. (9)
+        recorder.record(t + 1, f, lam, solution.newton_steps)
+    return recorder.finish("admm", {"eta": eta, "iterations": iterations, "tol": tol}, reference)

@@ -1,0 +1,31 @@
+"""The exception hierarchy of admmcheck.
+
+Every error raised on bad input is an :class:`AdmmcheckError`; its message names the
+offending argument, the bad value and what to pass instead.
+"""
+
+from __future__ import annotations
+
+
+class AdmmcheckError(Exception):
+    """Base class of every error admmcheck raises on purpose."""
+
+
+class InvalidProblem(AdmmcheckError, ValueError):
+    """The ERM problem (data, labels, constants) violates what the papers assume."""
+
+
+class InvalidNetwork(AdmmcheckError, ValueError):
+    """The graph is not a connected, simple, undirected network."""
+
+
+class InvalidDataset(AdmmcheckError, ValueError):
+    """A dataset file or a partition request cannot be used."""
+
+
+class InvalidConfiguration(AdmmcheckError, ValueError):
+    """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid."""
+
+
+class SolverError(AdmmcheckError, RuntimeError):
+    """A numerical solver failed or returned an inaccurate status."""

@@ -1,0 +1,71 @@
+"""Per-node parameter schedules such as the private penalties eta_i(t) of M-ADMM.
+
+A schedule is turned into a table of shape (T, N) whose row ``t - 1`` holds the values
+used in iteration t (t = 1..T), e.g. eta_i(t) in eq. (10) of the M-ADMM paper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence, Union
+
+import numpy as np
+
+from admmcheck.errors import InvalidConfiguration
+
+
+def _per_node(name: str, value: float | Sequence[float], nodes: int) -> np.ndarray:
+    array = np.asarray(value, dtype=np.float64)
+    if array.size == 1:
+        return np.full(nodes, float(array.reshape(())))
+    if array.shape != (nodes,):
+        raise InvalidConfiguration(
+            f"{name} has {array.size} entries for {nodes} nodes; pass one value or one per node"
+        )
+    return array
+
+
+@dataclass(frozen=True)
+class GeometricSchedule:
+    """eta_i(t) = initial_i * growth_i^(t-1), as in §5.1 of the M-ADMM paper.
+
+    ``initial`` and ``growth`` are one value for every node or one per node.
+    """
+
+    initial: float | tuple[float, ...]
+    growth: float | tuple[float, ...] = 1.0
+
+    def table(self, iterations: int, nodes: int) -> np.ndarray:
+        """Return the (T, N) table of values for t = 1..T."""
+        initial = _per_node("initial", self.initial, nodes)
+        growth = _per_node("growth", self.growth, nodes)
+        powers = np.arange(iterations, dtype=np.float64)[:, None]
+        return initial[None, :] * growth[None, :] ** powers
+
+
+ScheduleLike = Union[float, Sequence[float], np.ndarray, GeometricSchedule]
+
+
+def schedule_table(name: str, schedule: ScheduleLike, iterations: int, nodes: int) -> np.ndarray:
+    """Resolve ``schedule`` to a (T, N) table of finite positive values.
+
+    Accepts a scalar (constant for all nodes and iterations), a length-N sequence
+    (constant per node), a (T, N) array, or a :class:`GeometricSchedule`.
+    """
+    if isinstance(schedule, GeometricSchedule):
+        table = schedule.table(iterations, nodes)
+    else:
+        array = np.asarray(schedule, dtype=np.float64)
+        if array.ndim == 0 or array.shape == (nodes,):
+            table = np.broadcast_to(array, (iterations, nodes)).copy()
+        elif array.shape == (iterations, nodes):
+            table = array.copy()
+        else:
+            raise InvalidConfiguration(
+                f"{name} has shape {array.shape}; pass a scalar, one value per node "
+                f"({nodes},), or a table ({iterations}, {nodes}) for t = 1..T"
+            )
+    if not np.all(np.isfinite(table)) or np.any(table <= 0):
+        raise InvalidConfiguration(f"{name} must be finite and positive in every iteration")
+    table.setflags(write=False)
+    return table
