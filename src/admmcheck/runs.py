@@ -181,22 +181,31 @@ class Run:
 
 
 class Recorder:
-    """Preallocated transcript filled iteration by iteration by an algorithm's loop."""
+    """Preallocated transcript filled iteration by iteration by an algorithm's loop.
+
+    Construction validates the network size and ``iterations`` and draws f(0) (see
+    :func:`initial_state`); ``recorder.start.f`` is where the algorithm begins.
+    """
 
     def __init__(
         self,
         problem: ConsensusProblem,
-        start: Start,
+        network: Network,
         iterations: int,
+        seeds: Seeds,
+        initial: np.ndarray | None = None,
+        init_scale: float = 1.0,
     ) -> None:
+        check_network(problem, network)
+        iterations = positive_int("iterations", iterations)
         self.problem = problem
-        self.start = start
+        self.start = initial_state(problem, seeds, initial, init_scale)
         self.started = time.perf_counter()
-        trials, nodes, dim = start.f.shape
+        trials, nodes, dim = self.start.f.shape
         self.primal = np.empty((trials, iterations + 1, nodes, dim))
         self.dual = np.empty((trials, iterations + 1, nodes, dim))
         self.newton_steps = np.zeros((trials, iterations, nodes), dtype=np.int64)
-        self.record(0, start.f, np.zeros_like(start.f))
+        self.record(0, self.start.f, np.zeros_like(self.start.f))
 
     def record(self, t: int, f: np.ndarray, lam: np.ndarray, newton_steps: np.ndarray | None = None) -> None:
         """Store f(t), lambda(t) (and the Newton steps of the update that produced them)."""

@@ -15,8 +15,8 @@ from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds, check_network, initial_state
-from admmcheck.validation import positive_int, real
+from admmcheck.runs import Recorder, Run, Seeds
+from admmcheck.validation import real
 
 
 def admm_primal_step(
@@ -61,11 +61,9 @@ def run_admm(
 
     One trial per seed in ``seeds``; f_i(0) is random (or ``initial``), lambda_i(0) = 0.
     """
-    check_network(problem, network)
     eta = real("eta", eta)
-    iterations = positive_int("iterations", iterations)
-    start = initial_state(problem, seeds, initial, init_scale)
-    recorder = Recorder(problem, start, iterations)
+    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
+    start = recorder.start
     f, lam = start.f, np.zeros_like(start.f)
     for t in range(iterations):
         solution = admm_primal_step(problem, network, f, lam, eta, tol)  # eq. (8)

@@ -22,8 +22,8 @@ from admmcheck.local_solver import DEFAULT_TOL, solve_local
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds, check_network, initial_state
-from admmcheck.validation import positive_int, real
+from admmcheck.runs import Recorder, Run, Seeds
+from admmcheck.validation import real
 
 
 def run_admm_edge(
@@ -41,11 +41,9 @@ def run_admm_edge(
     """Run edge-based ADMM (4)-(7) from f(0), lambda^a = lambda^b = 0 and
     w_ij(0) = (f_i(0) + f_j(0))/2 (the value (30) of Appendix A assigns, so that this
     run and :func:`~admmcheck.algorithms.admm.run_admm` start from the same state)."""
-    check_network(problem, network)
     eta = real("eta", eta)
-    iterations = positive_int("iterations", iterations)
-    start = initial_state(problem, seeds, initial, init_scale)
-    recorder = Recorder(problem, start, iterations)
+    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
+    start = recorder.start
     mask = network.adjacency.astype(bool)[None, :, :, None]  # (1, N, N, 1): j in V_i
     degree = network.degrees
 

@@ -23,9 +23,9 @@ from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds, check_network, initial_state
+from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.schedules import ScheduleLike, schedule_table
-from admmcheck.validation import positive_int, real
+from admmcheck.validation import real
 
 
 def madmm_primal_step(
@@ -71,12 +71,10 @@ def run_madmm(
     ``penalty`` is a scalar, one value per node, a (T, N) table for t = 1..T, or a
     :class:`~admmcheck.schedules.GeometricSchedule` (eta_i(1) q_i^(t-1), §5.1).
     """
-    check_network(problem, network)
     theta = real("theta", theta)
-    iterations = positive_int("iterations", iterations)
+    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
     eta = schedule_table("penalty", penalty, iterations, problem.nodes)
-    start = initial_state(problem, seeds, initial, init_scale)
-    recorder = Recorder(problem, start, iterations)
+    start = recorder.start
     f, lam = start.f, np.zeros_like(start.f)
     for t in range(iterations):
         solution = madmm_primal_step(problem, network, f, lam, eta[t], tol)  # eq. (10)/(13)

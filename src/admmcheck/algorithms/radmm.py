@@ -20,8 +20,8 @@ from admmcheck.local_solver import DEFAULT_TOL
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds, check_network, initial_state
-from admmcheck.validation import positive_int, real
+from admmcheck.runs import Recorder, Run, Seeds
+from admmcheck.validation import real
 
 
 def radmm_even_step(
@@ -57,12 +57,10 @@ def run_radmm(
     reference: Optimum | None = None,
 ) -> Run:
     """Run R-ADMM (Algorithm 1) for ``iterations`` = T steps (odd and even alike)."""
-    check_network(problem, network)
     eta = real("eta", eta)
     gamma = real("gamma", gamma, minimum=0.0, strict=False)
-    iterations = positive_int("iterations", iterations)
-    start = initial_state(problem, seeds, initial, init_scale)
-    recorder = Recorder(problem, start, iterations)
+    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
+    start = recorder.start
     f, lam = start.f, np.zeros_like(start.f)
     for t in range(1, iterations + 1):
         if t % 2 == 1:
