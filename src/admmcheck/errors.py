@@ -29,3 +29,7 @@ class InvalidConfiguration(AdmmcheckError, ValueError):
 
 class SolverError(AdmmcheckError, RuntimeError):
     """A numerical solver failed or returned an inaccurate status."""
+
+
+class PreconditionError(AdmmcheckError, ValueError):
+    """A theorem's bound was requested where its preconditions do not hold."""

@@ -28,9 +28,12 @@ DEFAULT_TOL = 1e-10
 MAX_NEWTON_STEPS = 100
 MAX_HALVINGS = 60
 ARMIJO = 0.25
-# Below this Newton decrement the objective cannot resolve a line search in float64;
-# such steps are in the quadratic-convergence region and are taken in full.
-TINY_DECREMENT = 1e-14
+# Below this Newton decrement, relative to 1 + |objective|, float64 cannot resolve the
+# Armijo test (the objective sums B_i rounded terms); such steps lie deep in the
+# quadratic-convergence region and are taken in full. An absolute threshold is not
+# enough: with a large linear term (a noisy dual) the objective is large and a line
+# search on a tiny decrement would stall at length 2^-60 and look "converged".
+TINY_DECREMENT = 1e-11
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,12 +95,18 @@ def solve_local(
             trial_margins = margins + length[..., None] * step_margins
             trial_value = _value(problem, trial_margins, trial_f, linear, curvature)
             accepted = (trial_value <= value - ARMIJO * length * decrement) | (
-                decrement <= TINY_DECREMENT
+                decrement <= TINY_DECREMENT * (1.0 + np.abs(value))
             )
             searching &= ~accepted
             if not searching.any():
                 break
             length = np.where(searching, 0.5 * length, length)
+        if searching.any():
+            where = np.argwhere(searching)[0].tolist()
+            raise SolverError(
+                f"the Newton line search found no decrease after {MAX_HALVINGS} halvings at "
+                f"(trial, node)={tuple(where)}; the subproblem is badly scaled"
+            )
         f = np.where(active[..., None], trial_f, f)
         margins = np.where(active[..., None], trial_margins, margins)
         value = np.where(active, trial_value, value)

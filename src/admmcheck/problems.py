@@ -268,6 +268,14 @@ class ConsensusProblem:
         x = self.padded.signed_features
         return (x[..., :, None] * x[..., None, :]).reshape(n, b, d * d)
 
+    def average_loss(self, f: np.ndarray) -> np.ndarray:
+        """L = 1/N sum_i 1/B_i sum_n L(y_i^n f_i^T x_i^n), the accuracy measure of §5.2.
+
+        ``f``: (..., N, d) -> (...); the data term of eq. (2) without C and the regularizer.
+        """
+        f = np.asarray(f, dtype=np.float64)
+        return np.mean(self.local_data_term(self.margins(f)), axis=-1) / self.C
+
     def local_objectives(self, f: np.ndarray) -> np.ndarray:
         """Return O(f_i, D_i) of eq. (2) for every node; ``f``: (..., N, d) -> (..., N)."""
         f = np.asarray(f, dtype=np.float64)

@@ -46,11 +46,19 @@ class GeometricSchedule:
 ScheduleLike = Union[float, Sequence[float], np.ndarray, GeometricSchedule]
 
 
-def schedule_table(name: str, schedule: ScheduleLike, iterations: int, nodes: int) -> np.ndarray:
-    """Resolve ``schedule`` to a (T, N) table of finite positive values.
+def schedule_table(
+    name: str,
+    schedule: ScheduleLike,
+    iterations: int,
+    nodes: int,
+    allow_infinite: bool = False,
+) -> np.ndarray:
+    """Resolve ``schedule`` to a (T, N) table of positive values.
 
     Accepts a scalar (constant for all nodes and iterations), a length-N sequence
-    (constant per node), a (T, N) array, or a :class:`GeometricSchedule`.
+    (constant per node), a (T, N) array, or a :class:`GeometricSchedule`. Values must be
+    finite unless ``allow_infinite`` (used for noise parameters alpha, where +inf means
+    "no noise").
     """
     if isinstance(schedule, GeometricSchedule):
         table = schedule.table(iterations, nodes)
@@ -65,7 +73,9 @@ def schedule_table(name: str, schedule: ScheduleLike, iterations: int, nodes: in
                 f"{name} has shape {array.shape}; pass a scalar, one value per node "
                 f"({nodes},), or a table ({iterations}, {nodes}) for t = 1..T"
             )
-    if not np.all(np.isfinite(table)) or np.any(table <= 0):
-        raise InvalidConfiguration(f"{name} must be finite and positive in every iteration")
+    finite = np.isfinite(table) | (allow_infinite & np.isposinf(table))
+    if not np.all(finite) or np.any(table <= 0):
+        kind = "positive (inf = no noise)" if allow_infinite else "finite and positive"
+        raise InvalidConfiguration(f"{name} must be {kind} in every iteration")
     table.setflags(write=False)
     return table
