@@ -132,3 +132,18 @@ def test_bad_schedules_are_rejected():
         pp_bound(SETTING, penalty=0.5, alpha=[1.0, 2.0], theta=0.5, iterations=3)
     with pytest.raises(InvalidConfiguration, match="got features for 2 nodes on a 3-node network"):
         BoundSetting.from_data([np.zeros((2, 2))] * 2, path(3), C=1.0, rho=1.0)
+
+
+def test_expression_schedules_give_the_same_bound_as_tables():
+    from admmcheck.schedules import ExpressionSchedule, parse_schedule
+
+    by_formula = pp_bound(SETTING, penalty=parse_schedule("0.5*1.1^(t-1)"), alpha=parse_schedule("3*1.2^(t-1)"),
+                          theta=0.5, iterations=3)
+    by_geometric = pp_bound(SETTING, penalty=GeometricSchedule(0.5, 1.1), alpha=GeometricSchedule(3.0, 1.2),
+                            theta=0.5, iterations=3)
+    np.testing.assert_allclose(by_formula.per_node, by_geometric.per_node, rtol=1e-14)
+    per_node = ExpressionSchedule("0.4 + 0.1*i").table(2, 3)
+    np.testing.assert_allclose(per_node, [[0.5, 0.6, 0.7]] * 2)
+    assert parse_schedule("1, 2,3") == (1.0, 2.0, 3.0) and parse_schedule("inf") == np.inf
+    with pytest.raises(InvalidConfiguration, match="cannot read the schedule"):
+        parse_schedule("0.5*(")

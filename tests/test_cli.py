@@ -77,3 +77,49 @@ def test_console_script_entry_point():
         capture_output=True, text=True, check=True,
     )
     assert json.loads(result.stdout)["iterations"] == 5
+
+
+# ------------------------------------------------------------------ admmcheck bound
+def test_bound_pp_json_matches_the_formula(capsys):
+    code = main(["bound", "pp", "--dataset", "synthetic", "--nodes", "5", "--iterations", "3",
+                 "--eta", "0.5*1.1^(t-1)", "--alpha", "2", "--theta", "0.5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["failed"] == [] and all(out["preconditions"].values())
+    sizes, degrees = out["setting"]["sizes"], out["setting"]["degrees"]
+    assert degrees == [2] * 5 and sum(sizes) == 250
+    # hand evaluation of (26) for the smallest node: sum_t (1.4/4 + 2) / (0.5 * 1.1^(t-1) * 2 * B)
+    expected = max(sum(2.35 / (0.5 * 1.1 ** (t - 1) * 2 * b) for t in (1, 2, 3)) for b in sizes)
+    assert out["beta"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_bound_radmm_refuses_an_optimistic_c1_and_exits_1(capsys):
+    code = main(["bound", "radmm", "--dataset", "synthetic", "--eta", "1", "--alpha", "2", "--c1", "0.1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["beta"] is None
+    assert out["preconditions"] == {
+        "feature_norm_at_most_1": True, "c1_bounds_loss_curvature": False, "eta_condition": True,
+    }
+
+
+def test_bound_without_noise_is_infinite_not_refused(capsys):
+    assert main(["bound", "pp", "--dataset", "synthetic", "--alpha", "inf", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["beta"] == "inf"
+
+
+def test_bound_rejects_an_unknown_symbol_at_parse_time(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["bound", "pp", "--eta", "0.5*x"])
+    assert raised.value.code == 2
+    assert "only t (iteration) and i (node)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["bound", "radmm", "--eta", "0.5*1.1^(t-1)"], "radmm takes one constant --eta"),
+        (["bound", "pp", "--alpha", "0"], "alpha must be positive"),
+    ],
+)
+def test_bound_rejects_bad_schedules_with_exit_2(capsys, argv, message):
+    assert main(argv + ["--dataset", "synthetic"]) == 2
+    assert message in capsys.readouterr().err

@@ -10,14 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
 from admmcheck.datasets import dataset_by_name, make_problem
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
 from admmcheck.oracle import Optimum, centralized_optimum
+from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
 
@@ -111,7 +114,7 @@ class Job:
         }
 
 
-def build_problem(config: RunConfig) -> tuple[ConsensusProblem, Network]:
+def build_problem(config: "RunConfig | BoundConfig") -> tuple[ConsensusProblem, Network]:
     """Dataset, even partition and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
     problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed)
@@ -142,3 +145,53 @@ def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
     optimum = centralized_optimum(problem)
     run = run_reference_algorithm(config, problem, network, optimum)
     return Job(config=config, problem=problem, network=network, optimum=optimum, run=run)
+
+
+BOUND_MECHANISMS = ("pp", "radmm")
+
+
+@dataclass(frozen=True)
+class BoundConfig:
+    """What ``admmcheck bound pp|radmm`` evaluates: a theorem's bound on a concrete setting.
+
+    ``eta`` and ``alpha`` are schedules (numbers, per-node tuples or formulas, see
+    :func:`admmcheck.schedules.parse_schedule`); for ``radmm`` eta must be one constant
+    and alpha is indexed by the odd iteration k. The data, partition and graph are built
+    as for ``admmcheck run``.
+    """
+
+    mechanism: str = "pp"
+    dataset: str = "breast-cancer"
+    nodes: int = 5
+    graph: str = "ring"
+    iterations: int = 100
+    seed: int = 0
+    C: float = 1.0
+    rho: float = 1.0
+    eta: ScheduleLike = 0.5
+    theta: float = 0.5
+    alpha: ScheduleLike = 5.0
+    c1: float = 0.25
+    samples: int = 250
+    dim: int = 10
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in BOUND_MECHANISMS:
+            raise InvalidConfiguration(
+                f"unknown mechanism {self.mechanism!r}; choose one of {', '.join(BOUND_MECHANISMS)}"
+            )
+        if self.graph not in GRAPH_KINDS:
+            raise InvalidConfiguration(f"unknown graph {self.graph!r}; choose one of {', '.join(GRAPH_KINDS)}")
+
+
+def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
+    """Build the setting of ``config`` and evaluate Theorem 4.1 (pp) or Theorem IV.1 (radmm)."""
+    problem, network = build_problem(config)
+    setting = BoundSetting.from_problem(problem, network, c1=config.c1)
+    if config.mechanism == "pp":
+        bound = pp_bound(setting, config.eta, config.alpha, config.theta, config.iterations)
+        return bound, setting
+    eta = schedule_table("eta", config.eta, config.iterations, problem.nodes)
+    if not np.all(eta == eta[0, 0]):
+        raise InvalidConfiguration("radmm takes one constant --eta (Theorem IV.1 has a fixed eta)")
+    return radmm_bound(setting, float(eta[0, 0]), config.alpha, config.iterations), setting

@@ -43,7 +43,59 @@ class GeometricSchedule:
         return initial[None, :] * growth[None, :] ** powers
 
 
-ScheduleLike = Union[float, Sequence[float], np.ndarray, GeometricSchedule]
+@dataclass(frozen=True)
+class ExpressionSchedule:
+    """A schedule written as a formula in ``t`` (iteration, 1-based) and ``i`` (node, 1-based).
+
+    Example: ``"0.5*1.1^(t-1)"`` is eta(t) = 0.5 * 1.1^(t-1) for every node. Parsed by
+    sympy (``^`` means power); ``k`` is accepted for ``t`` (R-ADMM counts its odd
+    iterations k = 1..K); any other free symbol is an error.
+    """
+
+    text: str
+
+    def __post_init__(self) -> None:
+        self._function()  # fail at construction, with the message below
+
+    def _function(self):
+        import sympy
+
+        t, i = sympy.symbols("t i")
+        try:
+            expression = sympy.sympify(self.text, locals={"t": t, "i": i, "k": t})
+        except (sympy.SympifyError, SyntaxError, TypeError) as exc:
+            raise InvalidConfiguration(
+                f"cannot read the schedule {self.text!r}; write a number, a comma-separated "
+                "list (one per node) or a formula in t and i such as 0.5*1.1^(t-1)"
+            ) from exc
+        unknown = {str(s) for s in getattr(expression, "free_symbols", set())} - {"t", "i"}
+        if unknown:
+            raise InvalidConfiguration(
+                f"the schedule {self.text!r} uses {', '.join(sorted(unknown))}; only t (iteration) "
+                "and i (node), both counted from 1, are allowed"
+            )
+        return sympy.lambdify((t, i), expression, "numpy")
+
+    def table(self, iterations: int, nodes: int) -> np.ndarray:
+        """Return the (T, N) table of values for t = 1..T and i = 1..N."""
+        t = np.arange(1, iterations + 1, dtype=np.float64)[:, None]
+        i = np.arange(1, nodes + 1, dtype=np.float64)[None, :]
+        with np.errstate(all="ignore"):
+            values = self._function()(t, i)
+        return np.broadcast_to(np.asarray(values, dtype=np.float64), (iterations, nodes)).copy()
+
+
+def parse_schedule(text: str) -> "ScheduleLike":
+    """Read a command-line schedule: a number, comma-separated per-node values, or a formula."""
+    parts = [part.strip() for part in text.split(",")]
+    try:
+        values = tuple(float(part) for part in parts)
+    except ValueError:
+        return ExpressionSchedule(text)
+    return values[0] if len(values) == 1 else values
+
+
+ScheduleLike = Union[float, Sequence[float], np.ndarray, GeometricSchedule, ExpressionSchedule]
 
 
 def schedule_table(
@@ -56,11 +108,12 @@ def schedule_table(
     """Resolve ``schedule`` to a (T, N) table of positive values.
 
     Accepts a scalar (constant for all nodes and iterations), a length-N sequence
-    (constant per node), a (T, N) array, or a :class:`GeometricSchedule`. Values must be
+    (constant per node), a (T, N) array, a :class:`GeometricSchedule` or an
+    :class:`ExpressionSchedule`. Values must be
     finite unless ``allow_infinite`` (used for noise parameters alpha, where +inf means
     "no noise").
     """
-    if isinstance(schedule, GeometricSchedule):
+    if isinstance(schedule, (GeometricSchedule, ExpressionSchedule)):
         table = schedule.table(iterations, nodes)
     else:
         array = np.asarray(schedule, dtype=np.float64)
