@@ -147,3 +147,16 @@ def test_expression_schedules_give_the_same_bound_as_tables():
     assert parse_schedule("1, 2,3") == (1.0, 2.0, 3.0) and parse_schedule("inf") == np.inf
     with pytest.raises(InvalidConfiguration, match="cannot read the schedule"):
         parse_schedule("0.5*(")
+
+
+def test_alpha_for_target_reproduces_the_target_bound():
+    from admmcheck.privacy import pp_alpha_for_target, radmm_alpha_for_target
+
+    eta = GeometricSchedule(0.5, 1.05)
+    alpha1 = pp_alpha_for_target(SETTING, eta, theta=0.5, target=2.0, iterations=20, growth=1.02)
+    bound = pp_bound(SETTING, eta, GeometricSchedule(alpha1, 1.02), theta=0.5, iterations=20)
+    assert bound.beta == pytest.approx(2.0, rel=1e-12)
+    alpha = radmm_alpha_for_target(SETTING, eta=1.0, target=2.0, iterations=21)
+    assert radmm_bound(SETTING, 1.0, alpha, 21).beta == pytest.approx(2.0, rel=1e-12)
+    with pytest.raises(InvalidConfiguration, match="below what PP costs with no noise"):
+        pp_alpha_for_target(SETTING, 0.5, theta=0.5, target=1e-3, iterations=20)

@@ -8,6 +8,9 @@
     admmcheck bound pp|radmm [--dataset ...] [--nodes N] [--graph ...] [--iterations T]
                        [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] [--c1 X] [--json]
 
+    admmcheck experiment madmm-fig2|radmm-fig2 [--dataset ...] [--nodes N] [--graph ...]
+                       [--iterations T] [--runs R] [--seed S] [--out DIR] [--json]
+
 A SCHEDULE is a number, comma-separated values (one per node) or a formula in t and i,
 e.g. "0.5*1.1^(t-1)".
 
@@ -25,7 +28,17 @@ from typing import Sequence
 
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError
-from admmcheck.jobs import ALGORITHMS, BOUND_MECHANISMS, BoundConfig, RunConfig, evaluate_bound, execute
+from admmcheck.experiments import EXPERIMENTS
+from admmcheck.jobs import (
+    ALGORITHMS,
+    BOUND_MECHANISMS,
+    BoundConfig,
+    ExperimentConfig,
+    RunConfig,
+    evaluate_bound,
+    execute,
+    execute_experiment,
+)
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.schedules import parse_schedule
 
@@ -83,6 +96,20 @@ def _parser() -> argparse.ArgumentParser:
     bound.add_argument("--samples", type=int, default=bounds.samples, help="synthetic rows")
     bound.add_argument("--dim", type=int, default=bounds.dim, help="synthetic feature dimension")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
+
+    experiment = commands.add_parser("experiment", help="rerun a paper's accuracy/privacy figure")
+    plain = ExperimentConfig()
+    experiment.add_argument("name", choices=EXPERIMENTS)
+    experiment.add_argument("--dataset", default=plain.dataset, help="breast-cancer (default), synthetic or adult:PATH")
+    experiment.add_argument("--nodes", type=int, default=plain.nodes)
+    experiment.add_argument("--graph", choices=GRAPH_KINDS, default=plain.graph)
+    experiment.add_argument("--iterations", type=int, default=plain.iterations)
+    experiment.add_argument("--runs", type=int, default=plain.runs, help="independent noisy runs per setting")
+    experiment.add_argument("--seed", type=int, default=plain.seed)
+    experiment.add_argument("--C", type=float, default=plain.C)
+    experiment.add_argument("--rho", type=float, default=plain.rho)
+    experiment.add_argument("--out", default="experiments", help="directory for NAME.json, NAME.csv, NAME.png")
+    experiment.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
@@ -163,6 +190,24 @@ def _command_bound(args: argparse.Namespace) -> int:
     return 0 if bound.holds else 1
 
 
+def _command_experiment(args: argparse.Namespace) -> int:
+    config = ExperimentConfig(
+        name=args.name, dataset=args.dataset, nodes=args.nodes, graph=args.graph,
+        iterations=args.iterations, runs=args.runs, seed=args.seed, C=args.C, rho=args.rho,
+    )
+    experiment, paths = execute_experiment(config, args.out)
+    summary = experiment.summary() | {"files": {kind: str(path) for kind, path in paths.items()}}
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{'panel':<16} {'setting':<34} {'L_mean(T)':>10} {'L_range(T)':>10} {'P(T)':>8}")
+        for row in summary["settings"]:
+            print(f"{row['panel']:<16} {row['label']:<34} {row['L_mean_T']:>10.4f} "
+                  f"{row['L_range_T']:>10.4f} {row['P_T']:>8.4f}")
+        print("written: " + ", ".join(summary["files"].values()))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``admmcheck`` console script."""
     args = _parser().parse_args(argv)
@@ -174,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _command_verify(args)
             if args.command == "bound":
                 return _command_bound(args)
+            if args.command == "experiment":
+                return _command_experiment(args)
             return _command_run(args)
     except AdmmcheckError as exc:
         print(f"admmcheck: error: {exc}", file=sys.stderr)

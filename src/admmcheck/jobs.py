@@ -15,6 +15,7 @@ import numpy as np
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
 from admmcheck.datasets import dataset_by_name, make_problem
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.experiments import EXPERIMENTS, Experiment, run_experiment, save_experiment
 from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
@@ -114,7 +115,7 @@ class Job:
         }
 
 
-def build_problem(config: "RunConfig | BoundConfig") -> tuple[ConsensusProblem, Network]:
+def build_problem(config: "RunConfig | BoundConfig | ExperimentConfig") -> tuple[ConsensusProblem, Network]:
     """Dataset, even partition and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
     problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed)
@@ -195,3 +196,40 @@ def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
     if not np.all(eta == eta[0, 0]):
         raise InvalidConfiguration("radmm takes one constant --eta (Theorem IV.1 has a fixed eta)")
     return radmm_bound(setting, float(eta[0, 0]), config.alpha, config.iterations), setting
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """What ``admmcheck experiment NAME`` runs; breast-cancer by default, Adult by path."""
+
+    name: str = "madmm-fig2"
+    dataset: str = "breast-cancer"
+    nodes: int = 5
+    graph: str = "ring"
+    iterations: int = 100
+    runs: int = 10
+    seed: int = 0
+    C: float = 1.0
+    rho: float = 1.0
+    samples: int = 250
+    dim: int = 10
+
+    def __post_init__(self) -> None:
+        if self.name not in EXPERIMENTS:
+            raise InvalidConfiguration(f"unknown experiment {self.name!r}; choose one of {', '.join(EXPERIMENTS)}")
+        if self.graph not in GRAPH_KINDS:
+            raise InvalidConfiguration(f"unknown graph {self.graph!r}; choose one of {', '.join(GRAPH_KINDS)}")
+
+
+def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
+    """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
+    problem, network = build_problem(config)
+    experiment = run_experiment(
+        config.name, problem, network, iterations=config.iterations, runs=config.runs, seed=config.seed
+    )
+    experiment = Experiment(
+        experiment.name, experiment.curves, experiment.runs, experiment.iterations, experiment.seed,
+        {"dataset": config.dataset, "nodes": config.nodes, "graph": network.name,
+         "samples_per_node": list(problem.sizes), "dim": problem.dim, "C": problem.C, "rho": problem.rho},
+    )
+    return experiment, save_experiment(experiment, out)

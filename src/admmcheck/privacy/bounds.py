@@ -210,3 +210,48 @@ def radmm_bound(setting: BoundSetting, eta: float, alpha: ScheduleLike, iteratio
     preconditions = _shared_preconditions(setting)
     preconditions["eta_condition"] = _curvature_condition(setting, eta)
     return PrivacyBound("R-ADMM Theorem IV.1 (30)", cumulative[-1], cumulative.max(axis=1)[steps], preconditions)
+
+
+def pp_alpha_for_target(
+    setting: BoundSetting,
+    penalty: ScheduleLike,
+    theta: float,
+    target: float,
+    iterations: int,
+    growth: float = 1.0,
+) -> float:
+    """alpha(1) such that PP with alpha(t) = alpha(1) growth^(t-1) has P(T) = ``target``.
+
+    Each node's sum in (26) is c_i + alpha(1) d_i (linear in alpha(1)), so the max over nodes
+    reaches ``target`` first at alpha(1) = min_i (target - c_i) / d_i. Used to tune DVP (or a
+    second PP schedule) to the same final privacy bound, as §5.2 compares them. Raises
+    :class:`InvalidConfiguration` when even alpha -> 0 exceeds ``target``.
+    """
+    target = real("target", target)
+    growth = real("growth", growth)
+    iterations = positive_int("iterations", iterations)
+    eta = schedule_table("penalty", penalty, iterations, setting.nodes)
+    weight = setting.C / (eta * np.asarray(setting.degrees, float) * np.asarray(setting.sizes, float))  # (T, N)
+    fixed = (LOG_FACTOR * setting.c1 * weight).sum(axis=0)
+    slope = (growth ** np.arange(iterations)[:, None] * weight).sum(axis=0)
+    alpha = float(np.min((target - fixed) / slope))
+    if alpha <= 0:
+        raise InvalidConfiguration(
+            f"P(T) = {target:g} is below what PP costs with no noise at all ({fixed.max():g}); "
+            "raise the target or the penalties"
+        )
+    return alpha
+
+
+def radmm_alpha_for_target(setting: BoundSetting, eta: float, target: float, iterations: int) -> float:
+    """Constant alpha such that private R-ADMM has P(T) = ``target`` (eq. (30) is linear in alpha)."""
+    target = real("target", target)
+    eta = real("eta", eta)
+    odd = (positive_int("iterations", iterations) + 1) // 2
+    sizes, degrees = np.asarray(setting.sizes, float), np.asarray(setting.degrees, float)
+    fixed = odd * 2.0 * setting.C / sizes * LOG_FACTOR * setting.c1 / (setting.rho / setting.nodes + 2.0 * eta * degrees)
+    slope = odd * 2.0 * setting.C / sizes
+    alpha = float(np.min((target - fixed) / slope))
+    if alpha <= 0:
+        raise InvalidConfiguration(f"P(T) = {target:g} is below the noiseless cost {fixed.max():g} of private R-ADMM")
+    return alpha

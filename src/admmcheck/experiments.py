@@ -1,0 +1,229 @@
+"""The papers' accuracy/privacy comparisons (M-ADMM paper §5.2 Fig. 2, R-ADMM paper §V.B Fig. 2).
+
+For each parameter setting, ``runs`` independent noisy runs (10 in both papers) give
+
+    L^l(t)       average training loss of run l at iteration t (§5.2)
+    L_mean(t)    = 1/runs sum_l L^l(t)
+    L_range(t)   = max_l L^l(t) - min_l L^l(t)
+    P(t)         the paper's privacy-loss bound up to t (Thm 4.1 / Thm IV.1 curve)
+
+Settings that are compared are tuned to the same final bound P(T), so accuracy can be read
+at equal claimed privacy. :func:`save_experiment` writes JSON, CSV and a figure.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from admmcheck.algorithms.pp import run_dvp, run_pp
+from admmcheck.algorithms.private_radmm import run_private_radmm
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.networks import Network
+from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_alpha_for_target, radmm_bound
+from admmcheck.problems import ConsensusProblem
+from admmcheck.runs import Run, trial_seeds
+from admmcheck.schedules import GeometricSchedule
+from admmcheck.validation import positive_int
+
+EXPERIMENTS = ("madmm-fig2", "radmm-fig2")
+
+
+@dataclass(frozen=True, eq=False)
+class Curve:
+    """One setting's curves: L_mean, L_range over t = 0..T and P(t) over t = 1..T."""
+
+    label: str
+    panel: str
+    mechanism: str
+    parameters: Mapping[str, float]
+    loss_mean: np.ndarray
+    loss_range: np.ndarray
+    privacy: np.ndarray
+    bound_holds: bool
+
+    def final(self) -> dict[str, object]:
+        """Final L_mean(T), L_range(T), P(T) and the parameters."""
+        return {
+            "label": self.label, "panel": self.panel, "mechanism": self.mechanism,
+            "parameters": dict(self.parameters), "L_mean_T": float(self.loss_mean[-1]),
+            "L_range_T": float(self.loss_range[-1]), "P_T": float(self.privacy[-1]),
+            "bound_holds": self.bound_holds,
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class Experiment:
+    """All curves of one experiment, with what it ran on."""
+
+    name: str
+    curves: tuple[Curve, ...]
+    runs: int
+    iterations: int
+    seed: int
+    description: Mapping[str, object] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, object]:
+        """JSON-able summary: the final values of every setting."""
+        return {
+            "experiment": self.name, "runs": self.runs, "iterations": self.iterations,
+            "seed": self.seed, **self.description, "settings": [c.final() for c in self.curves],
+        }
+
+
+def loss_statistics(problem: ConsensusProblem, run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """L_mean(t) and L_range(t) over the trials of ``run`` (§5.2), each of shape (T+1,)."""
+    losses = problem.average_loss(run.primal)  # (runs, T+1)
+    return losses.mean(axis=0), losses.max(axis=0) - losses.min(axis=0)
+
+
+def _curve(label: str, panel: str, problem: ConsensusProblem, run: Run, bound, parameters) -> Curve:
+    mean, spread = loss_statistics(problem, run)
+    return Curve(label, panel, run.algorithm, parameters, mean, spread, bound.curve, bound.holds)
+
+
+def madmm_fig2(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    iterations: int = 100,
+    runs: int = 10,
+    seed: int = 0,
+    theta: float = 0.5,
+    initial_alphas: Sequence[float] = (3.0, 5.0),
+    growths: Sequence[tuple[float, float]] = ((1.01, 1.01), (1.03, 1.03)),
+) -> Experiment:
+    """PP versus DVP as in Fig. 2 of the M-ADMM paper (§5.2).
+
+    For each alpha(1) (one panel each, 3 and 5 in the paper) and each (q1, q2): PP with
+    eta(t) = theta q1^(t-1), alpha(t) = alpha(1) q2^(t-1); and DVP (eta = theta) with the
+    constant alpha that gives the same final bound P(T). All settings use the same
+    ``runs`` seeds (so the same f(0) per run).
+    """
+    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    setting = BoundSetting.from_problem(problem, network)
+    seeds = trial_seeds(seed, runs)
+    curves = []
+    for alpha1 in initial_alphas:
+        panel = f"alpha(1)={alpha1:g}"
+        for q1, q2 in growths:
+            penalty, alpha = GeometricSchedule(theta, q1), GeometricSchedule(alpha1, q2)
+            bound = pp_bound(setting, penalty, alpha, theta, iterations)
+            run = run_pp(problem, network, penalty=penalty, theta=theta, alpha=alpha, iterations=iterations, seeds=seeds)
+            params = {"theta": theta, "q1": q1, "alpha1": alpha1, "q2": q2}
+            curves.append(_curve(f"PP q1={q1:g} q2={q2:g}", panel, problem, run, bound, params))
+            target = float(np.max(bound.per_node))
+            dvp_alpha = pp_alpha_for_target(setting, theta, theta, target, iterations)
+            dvp_bound = pp_bound(setting, theta, dvp_alpha, theta, iterations)
+            dvp = run_dvp(problem, network, theta=theta, alpha=dvp_alpha, iterations=iterations, seeds=seeds)
+            params = {"theta": theta, "alpha": dvp_alpha, "matched_to": f"PP q1={q1:g} q2={q2:g}"}
+            curves.append(_curve(f"DVP alpha={dvp_alpha:.3g} (same P(T))", panel, problem, dvp, dvp_bound, params))
+    return Experiment("madmm-fig2", tuple(curves), runs, iterations, seed)
+
+
+def radmm_fig2(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    iterations: int = 100,
+    runs: int = 10,
+    seed: int = 0,
+    eta: float = 1.0,
+    gamma: float = 0.2,
+    alphas: Sequence[float] = (2.0, 4.0),
+    pp_growth: float = 1.03,
+) -> Experiment:
+    """Private R-ADMM versus DVP and PP at the same P(T), as Fig. 2 of the R-ADMM paper (§V.B).
+
+    Private R-ADMM uses eta = 1, gamma = 0.2 and a constant alpha (2 and 4 in the paper);
+    DVP (theta = eta) and PP (eta(t) = eta pp_growth^(t-1), alpha(t) = alpha(1) pp_growth^(t-1))
+    get the alpha that makes their final bound equal to private R-ADMM's.
+    """
+    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    setting = BoundSetting.from_problem(problem, network)
+    seeds = trial_seeds(seed, runs)
+    curves = []
+    for alpha in alphas:
+        panel = f"alpha={alpha:g}"
+        bound = radmm_bound(setting, eta, alpha, iterations)
+        run = run_private_radmm(problem, network, eta=eta, gamma=gamma, alpha=alpha, iterations=iterations, seeds=seeds)
+        curves.append(_curve("private R-ADMM", panel, problem, run, bound, {"eta": eta, "gamma": gamma, "alpha": alpha}))
+        target = float(np.max(bound.per_node))
+        dvp_alpha = pp_alpha_for_target(setting, eta, eta, target, iterations)
+        dvp = run_dvp(problem, network, theta=eta, alpha=dvp_alpha, iterations=iterations, seeds=seeds)
+        dvp_bound = pp_bound(setting, eta, dvp_alpha, eta, iterations)
+        curves.append(_curve("DVP (same P(T))", panel, problem, dvp, dvp_bound, {"theta": eta, "alpha": dvp_alpha}))
+        penalty = GeometricSchedule(eta, pp_growth)
+        pp_alpha = pp_alpha_for_target(setting, penalty, eta, target, iterations, growth=pp_growth)
+        noise = GeometricSchedule(pp_alpha, pp_growth)
+        pp = run_pp(problem, network, penalty=penalty, theta=eta, alpha=noise, iterations=iterations, seeds=seeds)
+        pp_b = pp_bound(setting, penalty, noise, eta, iterations)
+        params = {"theta": eta, "q1": pp_growth, "alpha1": pp_alpha, "q2": pp_growth}
+        curves.append(_curve("PP (same P(T))", panel, problem, pp, pp_b, params))
+    return Experiment("radmm-fig2", tuple(curves), runs, iterations, seed)
+
+
+def run_experiment(name: str, problem: ConsensusProblem, network: Network, **options) -> Experiment:
+    """Run the experiment called ``name`` (one of :data:`EXPERIMENTS`)."""
+    if name == "madmm-fig2":
+        return madmm_fig2(problem, network, **options)
+    if name == "radmm-fig2":
+        return radmm_fig2(problem, network, **options)
+    raise InvalidConfiguration(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
+
+
+def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, Path]:
+    """Write ``NAME.json`` (summary and curves), ``NAME.csv`` (one row per setting and t)
+    and ``NAME.png`` (L_mean with L_range bars, and P(t), per panel) into ``directory``."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {kind: out / f"{experiment.name}.{kind}" for kind in ("json", "csv", "png")}
+    document = experiment.summary() | {
+        "curves": [
+            {"label": c.label, "panel": c.panel, "L_mean": c.loss_mean.tolist(),
+             "L_range": c.loss_range.tolist(), "P": c.privacy.tolist()}
+            for c in experiment.curves
+        ]
+    }
+    paths["json"].write_text(json.dumps(document, indent=1))
+    with paths["csv"].open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P"])
+        for c in experiment.curves:
+            for t in range(len(c.loss_mean)):
+                privacy = c.privacy[t - 1] if t > 0 else 0.0
+                writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy])
+    _plot(experiment, paths["png"])
+    return paths
+
+
+def _plot(experiment: Experiment, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(dict.fromkeys(c.panel for c in experiment.curves))
+    figure, axes = plt.subplots(2, len(panels), figsize=(5.5 * len(panels), 8), squeeze=False)
+    for column, panel in enumerate(panels):
+        accuracy, privacy = axes[0, column], axes[1, column]
+        for c in (c for c in experiment.curves if c.panel == panel):
+            t = np.arange(len(c.loss_mean))
+            line = accuracy.plot(t, c.loss_mean, label=c.label)[0]
+            every = max(1, len(t) // 20)
+            accuracy.errorbar(t[::every], c.loss_mean[::every], yerr=c.loss_range[::every] / 2,
+                              fmt="none", ecolor=line.get_color(), capsize=2)
+            privacy.plot(np.arange(1, len(c.privacy) + 1), c.privacy, color=line.get_color(), label=c.label)
+        accuracy.set(title=f"{experiment.name}: accuracy, {panel}", xlabel="iteration t",
+                     ylabel="L_mean(t) (bars: L_range(t))")
+        privacy.set(title=f"privacy bound, {panel}", xlabel="iteration t", ylabel="P(t)")
+        accuracy.legend(fontsize=8)
+        privacy.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
