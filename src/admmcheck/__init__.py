@@ -4,7 +4,16 @@ The names users need most are re-exported here; everything else is importable fr
 its module.
 """
 
-from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
+from admmcheck.algorithms import (
+    run_admm,
+    run_admm_edge,
+    run_dvp,
+    run_madmm,
+    run_pp,
+    run_private_radmm,
+    run_pvp,
+    run_radmm,
+)
 from admmcheck.datasets import Dataset, breast_cancer, load_adult, make_problem, partition, synthetic
 from admmcheck.errors import (
     AdmmcheckError,
@@ -12,10 +21,12 @@ from admmcheck.errors import (
     InvalidDataset,
     InvalidNetwork,
     InvalidProblem,
+    PreconditionError,
     SolverError,
 )
 from admmcheck.networks import Network, network_from_graph
 from admmcheck.oracle import Optimum, centralized_optimum
+from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, trial_seeds
 from admmcheck.schedules import GeometricSchedule
@@ -23,7 +34,8 @@ from admmcheck.schedules import GeometricSchedule
 __all__ = [
     "AdmmcheckError", "ConsensusProblem", "Dataset", "GeometricSchedule", "InvalidConfiguration",
     "InvalidDataset", "InvalidNetwork", "InvalidProblem", "Network", "Optimum", "Run",
-    "SolverError", "breast_cancer", "centralized_optimum", "load_adult", "make_problem",
-    "network_from_graph", "partition", "run_admm", "run_admm_edge", "run_madmm", "run_radmm",
-    "synthetic", "trial_seeds",
+    "BoundSetting", "PreconditionError", "PrivacyBound", "SolverError", "breast_cancer",
+    "centralized_optimum", "load_adult", "make_problem", "network_from_graph", "partition",
+    "pp_bound", "radmm_bound", "run_admm", "run_admm_edge", "run_dvp", "run_madmm", "run_pp",
+    "run_private_radmm", "run_pvp", "run_radmm", "synthetic", "trial_seeds",
 ]

@@ -70,3 +70,8 @@ def per_trial(
     if len(rngs) == 0:
         raise InvalidConfiguration("per_trial needs at least one generator (one per trial)")
     return np.stack([draw(rng) for rng in rngs])
+
+
+def gamma_noise_table(rngs: Sequence[np.random.Generator], alpha: np.ndarray, dim: int) -> np.ndarray:
+    """Per-trial gamma-norm noise for a whole run: ``alpha`` is (T, N) -> (trials, T, N, dim)."""
+    return per_trial(rngs, lambda rng: gamma_norm_noise(rng, alpha.shape, dim, alpha))

@@ -24,7 +24,7 @@ import numpy as np
 from admmcheck.algorithms.madmm import madmm_dual_step, madmm_primal_step
 from admmcheck.local_solver import DEFAULT_TOL
 from admmcheck.networks import Network
-from admmcheck.noise import gamma_norm_noise, per_trial
+from admmcheck.noise import gamma_noise_table
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Recorder, Run, Seeds
@@ -62,7 +62,7 @@ def run_pp(
     recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
     eta = schedule_table("penalty", penalty, iterations, problem.nodes)
     alphas = schedule_table("alpha", alpha, iterations, problem.nodes, allow_infinite=True)
-    noise = per_trial(recorder.start.rngs, lambda rng: gamma_norm_noise(rng, alphas.shape, problem.dim, alphas))
+    noise = gamma_noise_table(recorder.start.rngs, alphas, problem.dim)
     degree = network.degrees
     f, lam = recorder.start.f, np.zeros_like(recorder.start.f)
     for t in range(iterations):

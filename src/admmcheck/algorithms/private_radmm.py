@@ -28,7 +28,7 @@ from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.local_solver import DEFAULT_TOL
 from admmcheck.networks import Network
-from admmcheck.noise import gamma_norm_noise, per_trial
+from admmcheck.noise import gamma_noise_table
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Recorder, Run, Seeds
@@ -102,7 +102,7 @@ def run_private_radmm(
     gamma = real("gamma", gamma, minimum=0.0, strict=False)
     recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
     alphas = schedule_table("alpha", alpha, odd_steps(iterations), problem.nodes, allow_infinite=True)
-    noise = per_trial(recorder.start.rngs, lambda rng: gamma_norm_noise(rng, alphas.shape, problem.dim, alphas))
+    noise = gamma_noise_table(recorder.start.rngs, alphas, problem.dim)
     f, lam = recorder.start.f, np.zeros_like(recorder.start.f)
     for t in range(1, iterations + 1):
         if t % 2 == 1:
