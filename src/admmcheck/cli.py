@@ -63,54 +63,52 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="run one reference algorithm and compare with the CVXPY optimum")
     defaults = RunConfig()
     run.add_argument("algorithm", choices=ALGORITHMS)
-    run.add_argument("--dataset", default=defaults.dataset, help="synthetic, breast-cancer or adult:PATH[,PATH]")
-    run.add_argument("--nodes", type=int, default=defaults.nodes)
-    run.add_argument("--graph", choices=GRAPH_KINDS, default=defaults.graph)
-    run.add_argument("--iterations", type=int, default=defaults.iterations)
-    run.add_argument("--seed", type=int, default=defaults.seed)
+    _add_setting_arguments(run, defaults)
     run.add_argument("--eta", type=_float_list, default=defaults.eta, help="penalty; madmm: eta_i(1), one or one per node")
     run.add_argument("--theta", type=float, default=defaults.theta, help="M-ADMM dual step size")
     run.add_argument("--growth", type=_float_list, default=defaults.growth, help="madmm: q_i in eta_i(1) q_i^(t-1)")
     run.add_argument("--gamma", type=float, default=defaults.gamma, help="R-ADMM even-step weight")
-    run.add_argument("--C", type=float, default=defaults.C)
-    run.add_argument("--rho", type=float, default=defaults.rho)
-    run.add_argument("--samples", type=int, default=defaults.samples, help="synthetic rows")
-    run.add_argument("--dim", type=int, default=defaults.dim, help="synthetic feature dimension")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho, adjacency")
 
     bound = commands.add_parser("bound", help="evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
     bound.add_argument("mechanism", choices=BOUND_MECHANISMS, help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
-    bound.add_argument("--dataset", default=bounds.dataset, help="synthetic, breast-cancer or adult:PATH[,PATH]")
-    bound.add_argument("--nodes", type=int, default=bounds.nodes)
-    bound.add_argument("--graph", choices=GRAPH_KINDS, default=bounds.graph)
-    bound.add_argument("--iterations", type=int, default=bounds.iterations, help="T (radmm: odd and even)")
-    bound.add_argument("--seed", type=int, default=bounds.seed, help="partition / synthetic data seed")
+    _add_setting_arguments(bound, bounds)
     bound.add_argument("--eta", type=_schedule, default=bounds.eta, help="eta_i(t) schedule (radmm: one number)")
     bound.add_argument("--theta", type=float, default=bounds.theta, help="pp: dual step size theta")
     bound.add_argument("--alpha", type=_schedule, default=bounds.alpha, help="alpha_i(t) (radmm: alpha_i(k))")
     bound.add_argument("--c1", type=float, default=bounds.c1, help="bound on L'' used (logistic: 0.25)")
-    bound.add_argument("--C", type=float, default=bounds.C)
-    bound.add_argument("--rho", type=float, default=bounds.rho)
-    bound.add_argument("--samples", type=int, default=bounds.samples, help="synthetic rows")
-    bound.add_argument("--dim", type=int, default=bounds.dim, help="synthetic feature dimension")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
 
     experiment = commands.add_parser("experiment", help="rerun a paper's accuracy/privacy figure")
     plain = ExperimentConfig()
     experiment.add_argument("name", choices=EXPERIMENTS)
-    experiment.add_argument("--dataset", default=plain.dataset, help="breast-cancer (default), synthetic or adult:PATH")
-    experiment.add_argument("--nodes", type=int, default=plain.nodes)
-    experiment.add_argument("--graph", choices=GRAPH_KINDS, default=plain.graph)
-    experiment.add_argument("--iterations", type=int, default=plain.iterations)
+    _add_setting_arguments(experiment, plain)
     experiment.add_argument("--runs", type=int, default=plain.runs, help="independent noisy runs per setting")
-    experiment.add_argument("--seed", type=int, default=plain.seed)
-    experiment.add_argument("--C", type=float, default=plain.C)
-    experiment.add_argument("--rho", type=float, default=plain.rho)
     experiment.add_argument("--out", default="experiments", help="directory for NAME.json, NAME.csv, NAME.png")
     experiment.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
+
+
+SETTING_FLAGS = ("dataset", "nodes", "graph", "iterations", "seed", "C", "rho", "samples", "dim")
+
+
+def _add_setting_arguments(parser: argparse.ArgumentParser, defaults: object) -> None:
+    """The flags every command that builds a problem shares (defaults from its config)."""
+    parser.add_argument("--dataset", default=defaults.dataset, help="synthetic, breast-cancer or adult:PATH[,PATH]")
+    parser.add_argument("--nodes", type=int, default=defaults.nodes)
+    parser.add_argument("--graph", choices=GRAPH_KINDS, default=defaults.graph)
+    parser.add_argument("--iterations", type=int, default=defaults.iterations)
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="data, partition, graph and f(0) seed")
+    parser.add_argument("--C", type=float, default=defaults.C)
+    parser.add_argument("--rho", type=float, default=defaults.rho)
+    parser.add_argument("--samples", type=int, default=defaults.samples, help="synthetic rows")
+    parser.add_argument("--dim", type=int, default=defaults.dim, help="synthetic feature dimension")
+
+
+def _setting(args: argparse.Namespace) -> dict[str, object]:
+    return {name: getattr(args, name) for name in SETTING_FLAGS}
 
 
 def _schedule(text: str) -> object:
@@ -150,9 +148,8 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 def _command_run(args: argparse.Namespace) -> int:
     config = RunConfig(
-        algorithm=args.algorithm, dataset=args.dataset, nodes=args.nodes, graph=args.graph,
-        iterations=args.iterations, seed=args.seed, C=args.C, rho=args.rho, eta=args.eta,
-        theta=args.theta, growth=args.growth, gamma=args.gamma, samples=args.samples, dim=args.dim,
+        algorithm=args.algorithm, eta=args.eta, theta=args.theta, growth=args.growth, gamma=args.gamma,
+        **_setting(args),
     )
     summary = execute(config, export_problem=args.export_problem).summary()
     if args.json:
@@ -165,9 +162,7 @@ def _command_run(args: argparse.Namespace) -> int:
 
 def _command_bound(args: argparse.Namespace) -> int:
     config = BoundConfig(
-        mechanism=args.mechanism, dataset=args.dataset, nodes=args.nodes, graph=args.graph,
-        iterations=args.iterations, seed=args.seed, C=args.C, rho=args.rho, eta=args.eta,
-        theta=args.theta, alpha=args.alpha, c1=args.c1, samples=args.samples, dim=args.dim,
+        mechanism=args.mechanism, eta=args.eta, theta=args.theta, alpha=args.alpha, c1=args.c1, **_setting(args)
     )
     bound, setting = evaluate_bound(config)
     summary = bound.summary() | {
@@ -191,10 +186,7 @@ def _command_bound(args: argparse.Namespace) -> int:
 
 
 def _command_experiment(args: argparse.Namespace) -> int:
-    config = ExperimentConfig(
-        name=args.name, dataset=args.dataset, nodes=args.nodes, graph=args.graph,
-        iterations=args.iterations, runs=args.runs, seed=args.seed, C=args.C, rho=args.rho,
-    )
+    config = ExperimentConfig(name=args.name, runs=args.runs, **_setting(args))
     experiment, paths = execute_experiment(config, args.out)
     summary = experiment.summary() | {"files": {kind: str(path) for kind, path in paths.items()}}
     if args.json:

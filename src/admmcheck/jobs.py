@@ -7,7 +7,7 @@ returns everything a report needs. No argument parsing or printing happens here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +24,11 @@ from admmcheck.runs import Run, describe_seed
 from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
+
+
+def _require_choice(kind: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise InvalidConfiguration(f"unknown {kind} {value!r}; choose one of {', '.join(choices)}")
 
 
 @dataclass(frozen=True)
@@ -51,14 +56,8 @@ class RunConfig:
     dim: int = 10
 
     def __post_init__(self) -> None:
-        if self.algorithm not in ALGORITHMS:
-            raise InvalidConfiguration(
-                f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}"
-            )
-        if self.graph not in GRAPH_KINDS:
-            raise InvalidConfiguration(
-                f"unknown graph {self.graph!r}; choose one of {', '.join(GRAPH_KINDS)}"
-            )
+        _require_choice("algorithm", self.algorithm, ALGORITHMS)
+        _require_choice("graph", self.graph, GRAPH_KINDS)
         if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
             raise InvalidConfiguration(
                 f"{self.algorithm} takes one --eta and no --growth (per-node schedules are madmm's)"
@@ -177,12 +176,8 @@ class BoundConfig:
     dim: int = 10
 
     def __post_init__(self) -> None:
-        if self.mechanism not in BOUND_MECHANISMS:
-            raise InvalidConfiguration(
-                f"unknown mechanism {self.mechanism!r}; choose one of {', '.join(BOUND_MECHANISMS)}"
-            )
-        if self.graph not in GRAPH_KINDS:
-            raise InvalidConfiguration(f"unknown graph {self.graph!r}; choose one of {', '.join(GRAPH_KINDS)}")
+        _require_choice("mechanism", self.mechanism, BOUND_MECHANISMS)
+        _require_choice("graph", self.graph, GRAPH_KINDS)
 
 
 def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
@@ -215,10 +210,8 @@ class ExperimentConfig:
     dim: int = 10
 
     def __post_init__(self) -> None:
-        if self.name not in EXPERIMENTS:
-            raise InvalidConfiguration(f"unknown experiment {self.name!r}; choose one of {', '.join(EXPERIMENTS)}")
-        if self.graph not in GRAPH_KINDS:
-            raise InvalidConfiguration(f"unknown graph {self.graph!r}; choose one of {', '.join(GRAPH_KINDS)}")
+        _require_choice("experiment", self.name, EXPERIMENTS)
+        _require_choice("graph", self.graph, GRAPH_KINDS)
 
 
 def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
@@ -227,9 +220,9 @@ def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Exper
     experiment = run_experiment(
         config.name, problem, network, iterations=config.iterations, runs=config.runs, seed=config.seed
     )
-    experiment = Experiment(
-        experiment.name, experiment.curves, experiment.runs, experiment.iterations, experiment.seed,
-        {"dataset": config.dataset, "nodes": config.nodes, "graph": network.name,
-         "samples_per_node": list(problem.sizes), "dim": problem.dim, "C": problem.C, "rho": problem.rho},
-    )
+    description = {
+        "dataset": config.dataset, "nodes": config.nodes, "graph": network.name,
+        "samples_per_node": list(problem.sizes), "dim": problem.dim, "C": problem.C, "rho": problem.rho,
+    }
+    experiment = replace(experiment, description=description)
     return experiment, save_experiment(experiment, out)
