@@ -1,0 +1,1 @@
+"""Exact convergence conditions of the papers, PSD certificates and lemma checks."""
