@@ -1,0 +1,235 @@
+"""M-ADMM Theorems 3.1 and 3.2 (m-admm-privacy-accuracy-icml2018.txt §3.2-3.3; proofs in
+the supplement, Appendices B and C) for a concrete graph and penalty schedule
+η_i(t) = η_i(1)·q_i^(t-1), with W(t) = diag(η_i(t)).
+
+Theorem 3.1 assumes η_i(t+1) >= η_i(t) >= θ > 0; its proof (App. B) then uses
+
+* (38): ⟨f, (W(t+1) - θI)(D - A) f⟩ >= 0, justified by "the eigenvalues of
+  (W(t+1) - θI)(D - A) are non-negative", which does not imply the quadratic form is;
+* (41): (W(t+1) - W(t))(D + A) ⪰ 0, "since D + A ⪰ 0", and the squared norms
+  ||·||²_J(t) with J(t) ∋ W(t)(D + A).
+
+Theorem 3.2 adds (21), (22) for a given δ and the lower bound (23). Its singular values are
+irrational; they enter through certified intervals, and (21)-(22) are monotone in them, so
+a verdict is certified by checking the worst (for "holds") or best (for "fails") ends.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+import sympy
+
+from admmcheck.conditions.certificates import decide_positive, rational_matrix, to_fraction
+from admmcheck.conditions.checks import ConditionCheck, matrix_check
+from admmcheck.conditions.graph import ExactGraph
+from admmcheck.conditions.intervals import (
+    Interval,
+    gram,
+    largest_eigenvalue,
+    largest_singular_value,
+    smallest_nonzero_eigenvalue,
+    smallest_nonzero_singular_value,
+)
+from admmcheck.errors import InvalidConfiguration
+
+
+def _per_node(name: str, values: Sequence[object] | object, nodes: int) -> tuple[Fraction, ...]:
+    items = values if isinstance(values, (list, tuple)) else (values,)
+    out = tuple(to_fraction(v) for v in items)
+    if len(out) == 1:
+        out = out * nodes
+    if len(out) != nodes:
+        raise InvalidConfiguration(f"{name}: got {len(out)} values for {nodes} nodes; give one or one per node")
+    return out
+
+
+def _r(value: Fraction) -> sympy.Rational:
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+@dataclass(frozen=True, eq=False)
+class MadmmSetting:
+    """Graph, dual step θ, schedule η_i(t) = η_i(1) q_i^(t-1), and m_i, M_i (Assumption 3)."""
+
+    graph: ExactGraph
+    theta: Fraction
+    eta: tuple[Fraction, ...]
+    growth: tuple[Fraction, ...]
+    strong_convexity: tuple[Fraction, ...]
+    lipschitz: tuple[Fraction, ...]
+
+    def __post_init__(self) -> None:
+        n = self.graph.nodes
+        object.__setattr__(self, "theta", to_fraction(self.theta))
+        for name in ("eta", "growth", "strong_convexity", "lipschitz"):
+            object.__setattr__(self, name, _per_node(name, getattr(self, name), n))
+        if any(q <= 0 for q in self.growth) or any(e <= 0 for e in self.eta):
+            raise InvalidConfiguration("eta_i(1) and the growth factors q_i must be > 0")
+        if any(m <= 0 for m in self.strong_convexity) or any(m <= 0 for m in self.lipschitz):
+            raise InvalidConfiguration("m_i and M_i must be > 0 (Assumption 3)")
+
+    def penalties(self, t: int) -> tuple[Fraction, ...]:
+        """η_i(t) = η_i(1) q_i^(t-1), t >= 1."""
+        return tuple(e * q ** (t - 1) for e, q in zip(self.eta, self.growth))
+
+    def w(self, t: int) -> sympy.Matrix:
+        """W(t) = diag(η_1(t), ..., η_N(t))."""
+        return sympy.diag(*[_r(v) for v in self.penalties(t)])
+
+
+def schedule_check(setting: MadmmSetting) -> ConditionCheck:
+    """η_i(t+1) >= η_i(t) >= θ > 0 for all t: for the geometric schedule this is exactly
+    θ > 0, q_i >= 1 and η_i(1) >= θ (η_i(t) < ∞ always holds)."""
+    failures = []
+    if setting.theta <= 0:
+        failures.append(f"theta={setting.theta} is not > 0")
+    failures += [f"q_{i + 1}={q} < 1 (eta decreases)" for i, q in enumerate(setting.growth) if q < 1]
+    failures += [f"eta_{i + 1}(1)={e} < theta" for i, e in enumerate(setting.eta) if e < setting.theta]
+    return ConditionCheck(
+        "Thm 3.1: eta_i(t+1) >= eta_i(t) >= theta > 0",
+        "for all t and i, with eta_i(t) = eta_i(1) q_i^(t-1)",
+        not failures,
+        details={"failures": failures, "for_all_t": True},
+    )
+
+
+def _first_failure(name: str, statement: str, build, times: range) -> ConditionCheck:
+    """Check ``build(t) ⪰ 0`` for every t in ``times``; report the first failure (or the last t)."""
+    check = None
+    for t in times:
+        check = matrix_check(name, statement, build(t), strict=False, t=t, checked_t=[times.start, times.stop - 1])
+        if not check.holds:
+            return check
+    return check
+
+
+def theorem_31_checks(setting: MadmmSetting, horizon: int) -> list[ConditionCheck]:
+    """Theorem 3.1's assumption and its proof's matrix claims for t = 1..horizon."""
+    if horizon < 2:
+        raise InvalidConfiguration(f"horizon={horizon} must be >= 2")
+    g, theta = setting.graph, _r(setting.theta)
+    eye = sympy.eye(g.nodes)
+    return [
+        schedule_check(setting),
+        _first_failure(
+            "App. B (38): (W(t+1) - θI)(D-A) ⪰ 0",
+            "quadratic form of (W(t+1) - θI)(D - A), used in (38)",
+            lambda t: (setting.w(t + 1) - theta * eye) * g.laplacian,
+            range(0 + 1, horizon),
+        ),
+        _first_failure(
+            "App. B (41): (W(t+1) - W(t))(D+A) ⪰ 0",
+            "quadratic form of (W(t+1) - W(t))(D + A), used in (41)",
+            lambda t: (setting.w(t + 1) - setting.w(t)) * g.signless_laplacian,
+            range(1, horizon),
+        ),
+        _first_failure(
+            "App. B: W(t)(D+A) ⪰ 0",
+            "||·||²_J(t) with J(t) = diag(I/θ, W(t)(D+A)) is a squared (semi)norm",
+            lambda t: setting.w(t) * g.signless_laplacian,
+            range(1, horizon + 1),
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class SpectralQuantities:
+    """Certified intervals of the singular values Theorem 3.2 uses at one t."""
+
+    sigma_tilde_max: Interval  # σ_max(W(t)(D+A))
+    sigma_bar_max_sq: Interval  # σ_max((W(t) - θI)(D-A))²
+    sigma_bar_min: Interval  # smallest non-zero singular value of (W(t) - θI)(D-A)
+    sigma_min_laplacian: Interval  # smallest non-zero singular value of D - A
+
+    def as_dict(self) -> dict[str, object]:
+        return {k: v.as_dict() for k, v in self.__dict__.items()}
+
+
+def spectral_quantities(setting: MadmmSetting, t: int) -> SpectralQuantities:
+    g = setting.graph
+    bar = (setting.w(t) - _r(setting.theta) * sympy.eye(g.nodes)) * g.laplacian
+    return SpectralQuantities(
+        largest_singular_value(setting.w(t) * g.signless_laplacian),
+        largest_eigenvalue(gram(bar)),
+        smallest_nonzero_singular_value(bar),
+        smallest_nonzero_eigenvalue(g.laplacian),  # D - A is symmetric PSD: σ = λ
+    )
+
+
+def _condition_22(setting: MadmmSetting, t: int, delta: Fraction, mu: Fraction, bar_sq: Fraction, lap: Fraction) -> sympy.Matrix:
+    """RHS - LHS of (22) with σ̄_max(t)² = bar_sq and σ_min(D-A) = lap substituted."""
+    g, theta = setting.graph, _r(setting.theta)
+    eye = sympy.eye(g.nodes)
+    d_m = sympy.diag(*[_r(m) ** 2 for m in setting.lipschitz])
+    d_small = sympy.diag(*[_r(m) for m in setting.strong_convexity])
+    mu_, delta_ = _r(mu), _r(delta)
+    coefficient = (mu_ * _r(bar_sq) * eye + mu_**2 * d_m) / (theta * _r(lap) * (mu_ - 1))
+    rhs = 2 * (setting.w(t) - theta * eye) * g.laplacian + 2 * d_small
+    return rhs - delta_ * (coefficient + setting.w(t) * g.signless_laplacian)
+
+
+def _bracket_is_monotone(setting: MadmmSetting, t: int, mu: Fraction, bar_sq: Fraction, lap: Fraction) -> bool:
+    """Is the bracket of (22) ⪰ 0, so that (22)'s RHS - LHS decreases with δ, σ̄², 1/σ_min?"""
+    zero = _condition_22(setting, t, Fraction(1), mu, bar_sq, lap) - _condition_22(setting, t, Fraction(0), mu, bar_sq, lap)
+    return decide_positive(rational_matrix(-zero), strict=False).holds
+
+
+def delta_lower_bound(setting: MadmmSetting, q: SpectralQuantities, mu: Fraction) -> Interval:
+    """Certified interval of (23): min{θσ_min(D-A)/(μ²σ̃_max), (2m_o + 2σ̄_min)/(...)}."""
+    theta = setting.theta
+    m_o, big_m = min(setting.strong_convexity), max(setting.lipschitz)
+
+    def value(lap: Fraction, tilde: Fraction, bar_min: Fraction, bar_sq: Fraction) -> Fraction:
+        first = theta * lap / (mu**2 * tilde)
+        second = (2 * m_o + 2 * bar_min) / ((mu**2 * big_m**2 + mu * bar_sq) / (theta * lap * (mu - 1)) + tilde)
+        return min(first, second)
+
+    lo = value(q.sigma_min_laplacian.lo, q.sigma_tilde_max.hi, q.sigma_bar_min.lo, q.sigma_bar_max_sq.hi)
+    hi = value(q.sigma_min_laplacian.hi, q.sigma_tilde_max.lo, q.sigma_bar_min.hi, q.sigma_bar_max_sq.lo)
+    grid = 10**15  # round outward to short rationals; the enclosure stays certified
+    return Interval(Fraction(math.floor(lo * grid), grid), Fraction(math.ceil(hi * grid), grid))
+
+
+def _decide_22(setting, t, delta_lo, delta_hi, mu, q) -> tuple[bool | None, ConditionCheck]:
+    worst = _condition_22(setting, t, delta_hi, mu, q.sigma_bar_max_sq.hi, q.sigma_min_laplacian.lo)
+    best = _condition_22(setting, t, delta_lo, mu, q.sigma_bar_max_sq.lo, q.sigma_min_laplacian.hi)
+    if not _bracket_is_monotone(setting, t, mu, q.sigma_bar_max_sq.lo, q.sigma_min_laplacian.hi):
+        return None, matrix_check("", "", worst, strict=False)
+    at_worst = matrix_check("", "", worst, strict=False)
+    if at_worst.holds:
+        return True, at_worst
+    at_best = matrix_check("", "", best, strict=False)
+    return (False if not at_best.holds else None), at_best
+
+
+def theorem_32_checks(setting: MadmmSetting, t: int, delta: object, mu: object = 2) -> list[ConditionCheck]:
+    """(21), (22) for the given δ at iteration t, the value of (23), and whether δ = (23)
+    satisfies (21)-(22) as the theorem claims."""
+    delta, mu = to_fraction(delta), to_fraction(mu)
+    if mu <= 1 or delta <= 0:
+        raise InvalidConfiguration(f"Theorem 3.2 needs mu > 1 and delta > 0, got mu={mu}, delta={delta}")
+    q = spectral_quantities(setting, t)
+    common = {"t": t, "delta": str(delta), "mu": str(mu), "spectral": q.as_dict()}
+
+    def check_21(d_lo: Fraction, d_hi: Fraction) -> bool | None:
+        worst = d_hi * mu**2 * q.sigma_tilde_max.hi / (setting.theta * q.sigma_min_laplacian.lo)
+        best = d_lo * mu**2 * q.sigma_tilde_max.lo / (setting.theta * q.sigma_min_laplacian.hi)
+        return True if worst <= 1 else False if best > 1 else None
+
+    out = [ConditionCheck("(21)", "δμ²σ̃_max(t)/(θσ_min(D-A)) <= 1", check_21(delta, delta), details=common)]
+    verdict, evidence = _decide_22(setting, t, delta, delta, mu, q)
+    out.append(ConditionCheck("(22)", "δ(...) ⪯ 2(W(t) - θI)(D-A) + 2D_m (quadratic form)", verdict,
+                              evidence.certificate, evidence.matrix, common))
+    bound = delta_lower_bound(setting, q, mu)
+    bound_details = {**common, "delta_23": bound.as_dict()}
+    out.append(ConditionCheck("(23)", "lower bound on δ(t), certified interval", True, details=bound_details))
+    ok21 = True  # (23) <= θσ_min(D-A)/(μ²σ̃_max(t)), which is (21) solved for δ
+    verdict, evidence = _decide_22(setting, t, bound.lo, bound.hi, mu, q)
+    joint = None if ok21 is None or verdict is None else ok21 and verdict
+    out.append(ConditionCheck("(23) satisfies (21)-(22)", "δ(t) = (23) is admissible in (21) and (22)", joint,
+                              evidence.certificate, evidence.matrix, {**bound_details, "satisfies_21": ok21, "satisfies_22": verdict}))
+    return out
