@@ -8,6 +8,11 @@
     admmcheck bound pp|radmm [--dataset ...] [--nodes N] [--graph ...] [--iterations T]
                        [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] [--c1 X] [--json]
 
+    admmcheck conditions madmm|radmm --graph ring:5|path:4|star:6|complete:4|FILE
+                       [--eta 1/2[,...]] [--gamma 1/5] [--theta 1/2] [--growth Q[,...]]
+                       [--lipschitz 1/4[,...]] [--strong-convexity 1/10[,...]]
+                       [--dataset NAME --C X --rho X] [--find-gamma] [--json]
+
     admmcheck experiment madmm-fig2|radmm-fig2 [--dataset ...] [--nodes N] [--graph ...]
                        [--iterations T] [--runs R] [--seed S] [--out DIR] [--json]
 
@@ -26,6 +31,7 @@ import sys
 import warnings
 from typing import Sequence
 
+from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError
 from admmcheck.experiments import EXPERIMENTS
@@ -81,6 +87,28 @@ def _parser() -> argparse.ArgumentParser:
     bound.add_argument("--c1", type=float, default=bounds.c1, help="bound on L'' used (logistic: 0.25)")
     bound.add_argument("--json", action="store_true", help="print one JSON object")
 
+    conditions = commands.add_parser("conditions", help="decide a convergence theorem's conditions exactly")
+    plain_conditions = ConditionsConfig(lipschitz=("1",))
+    conditions.add_argument("theorem", choices=THEOREMS, help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1")
+    conditions.add_argument("--graph", default=plain_conditions.graph, help="ring:N, path:N, star:N, complete:N or an edge-list file")
+    conditions.add_argument("--eta", type=_rationals, default=plain_conditions.eta, help="eta (madmm: eta_i(1), one or one per node)")
+    conditions.add_argument("--gamma", default=plain_conditions.gamma, help="radmm: gamma >= 0")
+    conditions.add_argument("--theta", default=plain_conditions.theta, help="madmm: dual step theta")
+    conditions.add_argument("--growth", type=_rationals, default=plain_conditions.growth, help="madmm: q_i in eta_i(1) q_i^(t-1)")
+    conditions.add_argument("--lipschitz", type=_rationals, help="M_i, one or one per node (else from --dataset)")
+    conditions.add_argument("--strong-convexity", type=_rationals, help="madmm: m_i (else rho/N from --dataset)")
+    conditions.add_argument("--dataset", help="compute m_i, M_i from synthetic, breast-cancer or adult:PATH")
+    conditions.add_argument("--C", default=plain_conditions.C)
+    conditions.add_argument("--rho", default=plain_conditions.rho)
+    conditions.add_argument("--seed", type=int, default=plain_conditions.seed)
+    conditions.add_argument("--L", dest="big_l", default=plain_conditions.big_l, help="radmm: L > 0 in (24)-(25)")
+    conditions.add_argument("--mu", default=plain_conditions.mu, help="mu > 1 in (24)-(25) / (21)-(23)")
+    conditions.add_argument("--delta", default=plain_conditions.delta, help="madmm: delta in (21)-(22)")
+    conditions.add_argument("--at", type=int, default=plain_conditions.at, help="madmm: t for Theorem 3.2")
+    conditions.add_argument("--horizon", type=int, default=plain_conditions.horizon, help="madmm: check t = 1..T")
+    conditions.add_argument("--find-gamma", action="store_true", help="radmm: certified minimal gamma")
+    conditions.add_argument("--json", action="store_true", help="print one JSON object")
+
     experiment = commands.add_parser("experiment", help="rerun a paper's accuracy/privacy figure")
     plain = ExperimentConfig()
     experiment.add_argument("name", choices=EXPERIMENTS)
@@ -109,6 +137,29 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, defaults: object) ->
 
 def _setting(args: argparse.Namespace) -> dict[str, object]:
     return {name: getattr(args, name) for name in SETTING_FLAGS}
+
+
+def _rationals(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(","))
+
+
+def _command_conditions(args: argparse.Namespace) -> int:
+    fields = ("theorem", "graph", "eta", "gamma", "theta", "growth", "lipschitz", "strong_convexity", "dataset",
+              "C", "rho", "seed", "big_l", "mu", "delta", "at", "horizon", "find_gamma")
+    report = evaluate_conditions(ConditionsConfig(**{name: getattr(args, name) for name in fields}))
+    if args.json:
+        print(json.dumps(report, allow_nan=False))
+    else:
+        print(f"{report['theorem']} on {report['graph']}: {report['parameters']}")
+        for check in report["conditions"]:
+            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
+            where = f" (t={check['t']})" if "t" in check else ""
+            print(f"  {verdict:<9} {check['name']}{where}")
+        if "gamma_interval" in report:
+            interval = report["gamma_interval"]
+            print("  minimal gamma: " + ("none: no gamma >= 0 satisfies the conditions" if interval is None
+                                         else f"in [{interval['lo']}, {interval['hi']}] (width {interval['width']:.2e})"))
+    return 0 if report["all_hold"] else 1
 
 
 def _schedule(text: str) -> object:
@@ -211,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _command_verify(args)
             if args.command == "bound":
                 return _command_bound(args)
+            if args.command == "conditions":
+                return _command_conditions(args)
             if args.command == "experiment":
                 return _command_experiment(args)
             return _command_run(args)

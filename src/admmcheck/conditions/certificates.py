@@ -22,6 +22,8 @@ nothing the certificate claims except what it can recompute.
 
 from __future__ import annotations
 
+import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
@@ -34,6 +36,10 @@ from admmcheck.errors import InvalidConfiguration
 
 RationalMatrix = tuple[tuple[Fraction, ...], ...]
 MatrixLike = Union[sympy.MatrixBase, np.ndarray, Sequence[Sequence[object]]]
+
+if hasattr(sys, "set_int_max_str_digits"):
+    # certificates of long schedules hold integers beyond CPython's 4300-digit str() default
+    sys.set_int_max_str_digits(0)
 
 DEFINITE = "positive definite"
 SEMIDEFINITE = "positive semidefinite"
@@ -190,7 +196,7 @@ def decide_positive(matrix: MatrixLike, strict: bool = True) -> Certificate:
             z = _schur_witness(schur, remaining, strict)
             if z is None:  # R = 0: semidefinite with zero pivots for the rest
                 break
-            x = _lift(z, order, multipliers, n)
+            x = _integral(_lift(z, order, multipliers, n))
             return Certificate(strict, False, Witness(tuple(x), quadratic_form(s, x)))
         remaining.remove(p)
         order.append(p)
@@ -232,6 +238,14 @@ def _lift(z: dict[int, Fraction], order: list[int], multipliers: dict[int, dict[
     for p in reversed(order):  # back substitution through the eliminated pivots
         x[p] = -sum((l_ip * x[i] for i, l_ip in multipliers[p].items()), Fraction(0))
     return x
+
+
+def _integral(x: list[Fraction]) -> list[Fraction]:
+    """x scaled by a positive rational to coprime integers (the form's sign is unchanged)."""
+    scale = math.lcm(*(v.denominator for v in x))
+    ints = [int(v * scale) for v in x]
+    common = math.gcd(*ints) or 1
+    return [Fraction(v // common) for v in ints]
 
 
 def verify_certificate(certificate: Certificate, matrix: MatrixLike) -> bool:

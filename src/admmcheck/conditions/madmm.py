@@ -152,10 +152,11 @@ class SpectralQuantities:
 def spectral_quantities(setting: MadmmSetting, t: int) -> SpectralQuantities:
     g = setting.graph
     bar = (setting.w(t) - _r(setting.theta) * sympy.eye(g.nodes)) * g.laplacian
+    zero = Interval(Fraction(0), Fraction(0))  # W(t) = θI: no non-zero singular value, use 0
     return SpectralQuantities(
         largest_singular_value(setting.w(t) * g.signless_laplacian),
-        largest_eigenvalue(gram(bar)),
-        smallest_nonzero_singular_value(bar),
+        zero if bar.is_zero_matrix else largest_eigenvalue(gram(bar)),
+        zero if bar.is_zero_matrix else smallest_nonzero_singular_value(bar),
         smallest_nonzero_eigenvalue(g.laplacian),  # D - A is symmetric PSD: σ = λ
     )
 

@@ -1,0 +1,107 @@
+"""What ``admmcheck conditions madmm|radmm`` evaluates, as plain data in and a dict out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import networkx as nx
+
+from admmcheck.conditions.certificates import to_fraction
+from admmcheck.conditions.constants import LocalConstants, local_constants
+from admmcheck.conditions.gamma_search import minimal_gamma
+from admmcheck.conditions.graph import exact_graph
+from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks, theorem_32_checks
+from admmcheck.conditions.radmm import RadmmSetting, radmm_conditions
+from admmcheck.datasets import dataset_by_name, make_problem
+from admmcheck.errors import InvalidConfiguration, InvalidNetwork
+from admmcheck.networks import Network, network_by_name, network_from_graph
+
+THEOREMS = ("madmm", "radmm")
+
+
+def network_from_spec(spec: str) -> Network:
+    """``kind:N`` (ring, path, star, complete) or the path of an edge-list file ("i j" per line)."""
+    kind, _, size = spec.partition(":")
+    if kind in ("ring", "path", "star", "complete") and size:
+        try:
+            return network_by_name(kind, int(size))
+        except ValueError:
+            raise InvalidNetwork(f"--graph {spec!r}: the node count must be an integer, e.g. ring:5") from None
+    path = Path(spec)
+    if not path.is_file():
+        raise InvalidNetwork(f"--graph {spec!r} is neither ring:N, path:N, star:N, complete:N nor an edge-list file")
+    return network_from_graph(nx.read_edgelist(path, nodetype=str), name=path.name)
+
+
+@dataclass(frozen=True)
+class ConditionsConfig:
+    """A theorem, a graph and rational parameters (strings like "1/2" or lists of them)."""
+
+    theorem: str = "radmm"
+    graph: str = "ring:5"
+    eta: tuple[str, ...] = ("1/2",)
+    gamma: str = "1/5"
+    theta: str = "1/2"
+    growth: tuple[str, ...] = ("1",)
+    lipschitz: tuple[str, ...] | None = None
+    strong_convexity: tuple[str, ...] | None = None
+    dataset: str | None = None
+    C: str = "1"
+    rho: str = "1"
+    seed: int = 0
+    big_l: str = "2"
+    mu: str = "2"
+    delta: str = "1/100"
+    at: int = 1
+    horizon: int = 20
+    find_gamma: bool = False
+
+    def __post_init__(self) -> None:
+        if self.theorem not in THEOREMS:
+            raise InvalidConfiguration(f"theorem {self.theorem!r}: choose one of {', '.join(THEOREMS)}")
+        if self.lipschitz is None and self.dataset is None:
+            raise InvalidConfiguration("give --lipschitz M (rational, one or one per node) or --dataset NAME to compute M_i")
+        if self.theorem == "madmm" and self.strong_convexity is None and self.dataset is None:
+            raise InvalidConfiguration("madmm needs --strong-convexity m or --dataset NAME to compute m_i = rho/N")
+
+
+def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple, dict[str, object]]:
+    data: LocalConstants | None = None
+    if config.dataset is not None:
+        dataset = dataset_by_name(config.dataset, seed=config.seed)
+        problem = make_problem(dataset, network.nodes, C=float(to_fraction(config.C)),
+                               rho=float(to_fraction(config.rho)), seed=config.seed)
+        data = local_constants(problem)
+    lipschitz = config.lipschitz if config.lipschitz is not None else data.lipschitz
+    strong = config.strong_convexity if config.strong_convexity is not None else (data.strong_convexity if data else ("1",))
+    info: dict[str, object] = {"from_dataset": None if data is None else {"dataset": config.dataset, **data.as_dict()}}
+    return tuple(lipschitz), tuple(strong), info
+
+
+def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:
+    """Every condition and proof claim of the theorem, decided exactly, as a JSON-ready dict."""
+    network = network_from_spec(config.graph)
+    graph = exact_graph(network)
+    lipschitz, strong, info = _constants(config, network)
+    out: dict[str, object] = {"theorem": config.theorem, "graph": network.name, "constants": info}
+    if config.theorem == "radmm":
+        if len(config.eta) != 1:
+            raise InvalidConfiguration("radmm takes one --eta (Theorem III.1 has a fixed eta)")
+        setting = RadmmSetting(graph, to_fraction(config.eta[0]), lipschitz)
+        checks = radmm_conditions(setting, config.gamma, config.big_l, config.mu)
+        out["parameters"] = {"eta": str(setting.eta), "gamma": str(to_fraction(config.gamma)),
+                             "M": [str(m) for m in setting.lipschitz], "L": config.big_l, "mu": config.mu}
+        if config.find_gamma:
+            out.update(minimal_gamma(setting, config.big_l, config.mu).as_dict())
+    else:
+        setting = MadmmSetting(graph, config.theta, config.eta, config.growth, strong, lipschitz)
+        checks = theorem_31_checks(setting, config.horizon) + theorem_32_checks(setting, config.at, config.delta, config.mu)
+        out["parameters"] = {
+            "theta": str(setting.theta), "eta1": [str(v) for v in setting.eta], "growth": [str(v) for v in setting.growth],
+            "m": [str(v) for v in setting.strong_convexity], "M": [str(v) for v in setting.lipschitz],
+            "delta": config.delta, "mu": config.mu, "t_for_thm_3_2": config.at, "horizon": config.horizon,
+        }
+    out["conditions"] = [c.as_dict() for c in checks]
+    out["all_hold"] = all(c.holds is True for c in checks)
+    return out
