@@ -197,3 +197,80 @@ def test_no_gamma_certificate_for_a_bipartite_graph_and_its_verifier():
     assert verify_uniform_witness(witness, lambda g: condition_25(setting, g))
     tampered = dataclasses.replace(witness, vector=tuple(F(1) for _ in witness.vector))
     assert not verify_uniform_witness(tampered, lambda g: condition_25(setting, g))
+
+
+# ------------------------------------------------------------------ M-ADMM Theorems 3.1 / 3.2
+from admmcheck.conditions.madmm import MadmmSetting, spectral_quantities, theorem_31_checks, theorem_32_checks  # noqa: E402
+
+PAPER_ETA1 = (F(11, 20), F(13, 20), F(3, 5), F(11, 20), F(3, 5))  # §5.1: 0.55, 0.65, 0.6, 0.55, 0.6
+PAPER_GROWTH = (F(101, 100), F(103, 100), F(11, 10), F(6, 5), F(51, 50))
+
+
+def _float_madmm_matrices(eta1, growth, theta, t):
+    net = ring(5)
+    a, deg = net.adjacency.astype(float), net.degrees.astype(float)
+    lap, sig = np.diag(deg) - a, np.diag(deg) + a
+    w = lambda s: np.diag([float(e) * float(q) ** (s - 1) for e, q in zip(eta1, growth)])  # noqa: E731
+    return w, lap, sig
+
+
+def test_madmm_schedule_condition_is_exact_for_the_geometric_schedule():
+    graph = exact_graph(ring(5))
+    ok = MadmmSetting(graph, F(1, 2), PAPER_ETA1, PAPER_GROWTH, (F(1, 10),), (F(1, 4),))
+    assert theorem_31_checks(ok, 5)[0].holds
+    shrinking = MadmmSetting(graph, F(1, 2), PAPER_ETA1, (F(99, 100),), (F(1, 10),), (F(1, 4),))
+    low = MadmmSetting(graph, F(3, 5), PAPER_ETA1, PAPER_GROWTH, (F(1, 10),), (F(1, 4),))
+    assert not theorem_31_checks(shrinking, 5)[0].holds
+    assert "eta_1(1)=11/20 < theta" in theorem_31_checks(low, 5)[0].details["failures"]
+
+
+def test_madmm_proof_claims_on_the_paper_schedule_agree_with_floats():
+    setting = MadmmSetting(exact_graph(ring(5)), F(1, 2), PAPER_ETA1, PAPER_GROWTH, (F(1, 10),), (F(1, 4),))
+    checks = theorem_31_checks(setting, 20)
+    w, lap, sig = _float_madmm_matrices(PAPER_ETA1, PAPER_GROWTH, 0.5, 1)
+    floats = {
+        "App. B (38)": lambda t: (w(t + 1) - 0.5 * np.eye(5)) @ lap,
+        "App. B (41)": lambda t: (w(t + 1) - w(t)) @ sig,
+        "App. B: W(t)(D+A)": lambda t: w(t) @ sig,
+    }
+    for check in checks[1:]:
+        assert check.verify()
+        build = next(f for prefix, f in floats.items() if check.name.startswith(prefix))
+        m = build(check.details["t"])
+        smallest = np.linalg.eigvalsh((m + m.T) / 2)[0]
+        assert (smallest >= -1e-12) == check.holds, (check.name, smallest)
+        if not check.holds:  # the float eigenvalues of the product itself are all >= 0
+            assert np.all(np.linalg.eigvals(m).real >= -1e-12) or check.name.startswith("App. B: W")
+
+
+def test_madmm_spectral_quantities_enclose_numpy_singular_values():
+    setting = MadmmSetting(exact_graph(ring(5)), F(1, 2), PAPER_ETA1, PAPER_GROWTH, (F(1, 10),), (F(1, 4),))
+    q = spectral_quantities(setting, 3)
+    w, lap, sig = _float_madmm_matrices(PAPER_ETA1, PAPER_GROWTH, 0.5, 3)
+    bar = np.linalg.svd((w(3) - 0.5 * np.eye(5)) @ lap, compute_uv=False)
+    checks = [
+        (q.sigma_tilde_max, np.linalg.svd(w(3) @ sig, compute_uv=False).max()),
+        (q.sigma_bar_max_sq, bar.max() ** 2),
+        (q.sigma_bar_min, bar[bar > 1e-9].min()),
+        (q.sigma_min_laplacian, np.linalg.eigvalsh(lap)[1]),
+    ]
+    for interval, value in checks:
+        assert float(interval.lo) - 1e-12 <= value <= float(interval.hi) + 1e-12 and interval.width < F(1, 10**8)
+
+
+def test_theorem_32_lower_bound_23_violates_22_on_the_paper_setting():
+    """(23) is claimed to be an admissible δ; at t = 1 of §5.1 it is not (checked in floats too)."""
+    setting = MadmmSetting(exact_graph(ring(5)), F(1, 2), PAPER_ETA1, PAPER_GROWTH, (F(1, 10),), (F(1, 4),))
+    checks = {c.name: c for c in theorem_32_checks(setting, 1, F(1, 100), 2)}
+    assert checks["(21)"].holds and checks["(22)"].holds
+    claim = checks["(23) satisfies (21)-(22)"]
+    assert claim.holds is False and claim.verify()
+    delta = float(F(claim.details["delta_23"]["lo"]))
+    w, lap, sig = _float_madmm_matrices(PAPER_ETA1, PAPER_GROWTH, 0.5, 1)
+    s = np.linalg.svd
+    tilde = s(w(1) @ sig, compute_uv=False).max()
+    bar = s((w(1) - 0.5 * np.eye(5)) @ lap, compute_uv=False)
+    lam2 = np.linalg.eigvalsh(lap)[1]
+    coefficient = (2 * bar.max() ** 2 + 4 * 0.25**2) / (0.5 * lam2) * np.eye(5)
+    r = 2 * (w(1) - 0.5 * np.eye(5)) @ lap + 0.2 * np.eye(5) - delta * (coefficient + w(1) @ sig)
+    assert np.linalg.eigvalsh((r + r.T) / 2)[0] < -1e-3
