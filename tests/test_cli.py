@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 import subprocess
 import sys
 
@@ -122,4 +123,51 @@ def test_bound_rejects_an_unknown_symbol_at_parse_time(capsys):
 )
 def test_bound_rejects_bad_schedules_with_exit_2(capsys, argv, message):
     assert main(argv + ["--dataset", "synthetic"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_conditions_radmm_json_has_every_condition_and_rechecks(capsys, tmp_path):
+    from admmcheck.conditions.certificates import Certificate, verify_certificate
+
+    code = main(["conditions", "radmm", "--graph", "complete:4", "--eta", "1/2", "--gamma", "1/5",
+                 "--lipschitz", "1/4", "--find-gamma", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1  # the proof claim R_2 ≻ 0 on R^N fails, so not everything holds
+    names = [c["name"] for c in out["conditions"]]
+    assert names[:5] == ["D - A ⪰ 0", "D + A ⪰ 0", "Null(D - A) = span(1)", "(26)", "(27)"] and all(isinstance(c["holds"], bool) for c in out["conditions"])
+    for c in out["conditions"]:  # certificates re-check against the printed matrices
+        if c["name"] == "Null(D - A) = span(1)":
+            assert c["basis"] == [["1", "1", "1", "1"]]
+            continue
+        assert verify_certificate(Certificate.from_dict(c["certificate"]), c["matrix"])
+    assert out["gamma_interval"]["lo"] == "1/8" and out["gamma_interval"]["width"] <= 1e-6
+
+
+def test_conditions_radmm_reports_no_gamma_with_a_certificate(capsys):
+    assert main(["conditions", "radmm", "--graph", "path:4", "--lipschitz", "1/4", "--find-gamma", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["gamma_interval"] is None
+    assert out["no_gamma_certificate"]["kind"] == "uniform_witness"
+
+
+def test_conditions_madmm_from_a_dataset_and_an_edge_list_file(capsys, tmp_path):
+    edges = tmp_path / "graph.txt"
+    edges.write_text("a b\nb c\nc a\nc d\n")
+    assert main(["conditions", "madmm", "--graph", str(edges), "--eta", "1/2", "--theta", "1/2",
+                 "--dataset", "synthetic", "--rho", "1/2", "--horizon", "4", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["graph"] == "graph.txt" and out["all_hold"]
+    assert out["parameters"]["m"] == ["1/8"] * 4  # rho/N
+    assert all(Fraction(m) < Fraction(1, 4) for m in out["parameters"]["M"])
+
+
+@pytest.mark.parametrize("args,message", [
+    (["radmm", "--graph", "ring:5"], "--lipschitz"),
+    (["radmm", "--graph", "hexagon:5", "--lipschitz", "1"], "edge-list file"),
+    (["radmm", "--graph", "ring:5", "--lipschitz", "1", "--gamma", "-1"], "gamma=-1 must be >= 0"),
+    (["radmm", "--graph", "ring:5", "--lipschitz", "1", "--eta", "one"], "cannot read 'one'"),
+    (["madmm", "--graph", "ring:5", "--lipschitz", "1"], "--strong-convexity"),
+])
+def test_conditions_bad_input_names_the_fix(capsys, args, message):
+    assert main(["conditions", *args]) == 2
     assert message in capsys.readouterr().err

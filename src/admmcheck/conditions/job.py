@@ -11,6 +11,7 @@ from admmcheck.conditions.certificates import to_fraction
 from admmcheck.conditions.constants import LocalConstants, local_constants
 from admmcheck.conditions.gamma_search import minimal_gamma
 from admmcheck.conditions.graph import exact_graph
+from admmcheck.conditions.lemmas import graph_laplacian_checks
 from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks, theorem_32_checks
 from admmcheck.conditions.radmm import RadmmSetting, radmm_conditions
 from admmcheck.datasets import dataset_by_name, make_problem
@@ -102,6 +103,7 @@ def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:
             "m": [str(v) for v in setting.strong_convexity], "M": [str(v) for v in setting.lipschitz],
             "delta": config.delta, "mu": config.mu, "t_for_thm_3_2": config.at, "horizon": config.horizon,
         }
+    checks = graph_laplacian_checks(network)[:3] + checks  # the graph facts both proofs use
     out["conditions"] = [c.as_dict() for c in checks]
     out["all_hold"] = all(c.holds is True for c in checks)
     return out
