@@ -6,7 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from admmcheck.conditions.certificates import decide_positive, verify_certificate
@@ -28,7 +28,6 @@ def _float_verdict(matrix, strict: bool) -> bool | None:
     return bool(smallest > 0)
 
 
-@settings(max_examples=30)
 @given(connected_networks(min_nodes=2, max_nodes=7), rationals, st.fractions(0, 3, max_denominator=20), rationals)
 def test_radmm_verdicts_match_numpy(network, eta, gamma, lipschitz):
     setting = RadmmSetting(exact_graph(network), eta, (lipschitz,))
@@ -42,7 +41,6 @@ def test_radmm_verdicts_match_numpy(network, eta, gamma, lipschitz):
     assert compared >= 1
 
 
-@settings(max_examples=30)
 @given(
     connected_networks(min_nodes=2, max_nodes=6),
     st.lists(rationals, min_size=6, max_size=6),
@@ -58,7 +56,6 @@ def test_madmm_proof_claims_match_numpy(network, eta, growth):
             assert check.holds == expected, (check.name, network.adjacency.tolist(), eta, growth)
 
 
-@settings(max_examples=30)
 @given(st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_random_rational_matrices_match_numpy_and_certificates_recheck(n, seed):
     rng = np.random.default_rng(seed)

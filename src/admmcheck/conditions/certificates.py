@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from numbers import Rational
-from typing import Iterable, Sequence, Union
+from typing import Sequence, Union
 
 import numpy as np
 import sympy
@@ -79,6 +79,22 @@ def to_fraction(value: object) -> Fraction:
                 f"cannot read {value!r} as a rational number; write it like 1/5, 0.2 or 3"
             ) from None
     raise InvalidConfiguration(f"expected a rational number, got {type(value).__name__} {value!r}")
+
+
+def rationals_per_node(name: str, values: Sequence[object] | object, nodes: int) -> tuple[Fraction, ...]:
+    """One rational for every node, or one per node, as Fractions (``name`` is for errors)."""
+    items = values if isinstance(values, (list, tuple)) else (values,)
+    out = tuple(to_fraction(v) for v in items)
+    if len(out) == 1:
+        out = out * nodes
+    if len(out) != nodes:
+        raise InvalidConfiguration(f"{name}: got {len(out)} values for {nodes} nodes; give one or one per node")
+    return out
+
+
+def sympy_rational(value: Fraction) -> sympy.Rational:
+    """A Fraction as a sympy Rational (for building condition matrices symbolically)."""
+    return sympy.Rational(value.numerator, value.denominator)
 
 
 def rational_matrix(matrix: MatrixLike) -> RationalMatrix:
@@ -311,8 +327,3 @@ def null_direction(factorization: Factorization) -> tuple[Fraction, ...] | None:
     for k, node in enumerate(factorization.order):
         x[node] = y[k]
     return tuple(x)
-
-
-def fraction_strings(values: Iterable[Fraction]) -> list[str]:
-    """Rationals as strings, for JSON."""
-    return [str(v) for v in values]

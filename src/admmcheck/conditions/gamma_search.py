@@ -53,7 +53,8 @@ class GammaSearch:
     """Result of :func:`minimal_gamma`.
 
     ``interval`` is ``(lo, hi)`` with the minimal γ in ``[lo, hi]`` (None if no γ >= 0 works);
-    ``feasible`` lists the γ-ranges (by root indices) where the conditions hold.
+    ``roots`` are isolating intervals of the determinants' roots on [0, ∞) and
+    ``gap_samples`` the verdict at one point of every root-free gap between them.
     """
 
     interval: tuple[Fraction, Fraction] | None

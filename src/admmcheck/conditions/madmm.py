@@ -19,11 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
-
 import sympy
 
-from admmcheck.conditions.certificates import decide_positive, rational_matrix, to_fraction
+from admmcheck.conditions.certificates import decide_positive, rational_matrix, rationals_per_node, to_fraction
+from admmcheck.conditions.certificates import sympy_rational as _r
 from admmcheck.conditions.checks import ConditionCheck, matrix_check
 from admmcheck.conditions.graph import ExactGraph
 from admmcheck.conditions.intervals import (
@@ -35,20 +34,6 @@ from admmcheck.conditions.intervals import (
     smallest_nonzero_singular_value,
 )
 from admmcheck.errors import InvalidConfiguration
-
-
-def _per_node(name: str, values: Sequence[object] | object, nodes: int) -> tuple[Fraction, ...]:
-    items = values if isinstance(values, (list, tuple)) else (values,)
-    out = tuple(to_fraction(v) for v in items)
-    if len(out) == 1:
-        out = out * nodes
-    if len(out) != nodes:
-        raise InvalidConfiguration(f"{name}: got {len(out)} values for {nodes} nodes; give one or one per node")
-    return out
-
-
-def _r(value: Fraction) -> sympy.Rational:
-    return sympy.Rational(value.numerator, value.denominator)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,7 +51,7 @@ class MadmmSetting:
         n = self.graph.nodes
         object.__setattr__(self, "theta", to_fraction(self.theta))
         for name in ("eta", "growth", "strong_convexity", "lipschitz"):
-            object.__setattr__(self, name, _per_node(name, getattr(self, name), n))
+            object.__setattr__(self, name, rationals_per_node(name, getattr(self, name), n))
         if any(q <= 0 for q in self.growth) or any(e <= 0 for e in self.eta):
             raise InvalidConfiguration("eta_i(1) and the growth factors q_i must be > 0")
         if any(m <= 0 for m in self.strong_convexity) or any(m <= 0 for m in self.lipschitz):

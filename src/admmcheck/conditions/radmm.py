@@ -18,16 +18,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 import sympy
 
-from admmcheck.conditions.certificates import to_fraction
+from admmcheck.conditions.certificates import rationals_per_node, to_fraction
+from admmcheck.conditions.certificates import sympy_rational as _rational
 from admmcheck.conditions.checks import ConditionCheck, matrix_check
 from admmcheck.conditions.graph import ExactGraph
 from admmcheck.errors import InvalidConfiguration
 
 GAMMA = sympy.Symbol("gamma", nonnegative=True)
-
-
-def _rational(value: Fraction) -> sympy.Rational:
-    return sympy.Rational(value.numerator, value.denominator)
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,14 +39,7 @@ class RadmmSetting:
         eta = to_fraction(self.eta)
         if eta <= 0:
             raise InvalidConfiguration(f"eta={eta} must be > 0 (R-ADMM penalty)")
-        lipschitz = tuple(to_fraction(m) for m in self.lipschitz)
-        if len(lipschitz) == 1:
-            lipschitz = lipschitz * self.graph.nodes
-        if len(lipschitz) != self.graph.nodes:
-            raise InvalidConfiguration(
-                f"got {len(lipschitz)} Lipschitz constants for {self.graph.nodes} nodes; "
-                "give one for all nodes or one per node"
-            )
+        lipschitz = rationals_per_node("lipschitz", self.lipschitz, self.graph.nodes)
         if any(m <= 0 for m in lipschitz):
             raise InvalidConfiguration(f"Lipschitz constants M_i must be > 0, got {[str(m) for m in lipschitz]}")
         object.__setattr__(self, "eta", eta)
