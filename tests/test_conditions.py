@@ -11,7 +11,6 @@ import sympy
 
 from admmcheck.conditions.certificates import (
     Certificate,
-    Factorization,
     Witness,
     certificate_defect,
     decide_positive,
@@ -30,7 +29,7 @@ from admmcheck.conditions.intervals import (
 )
 from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25, condition_27, radmm_conditions
 from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import complete, network_by_name, ring
+from admmcheck.networks import network_by_name, ring
 
 
 def test_definite_semidefinite_and_indefinite_are_decided_with_checkable_certificates():
@@ -271,6 +270,10 @@ def test_theorem_32_lower_bound_23_violates_22_on_the_paper_setting():
     tilde = s(w(1) @ sig, compute_uv=False).max()
     bar = s((w(1) - 0.5 * np.eye(5)) @ lap, compute_uv=False)
     lam2 = np.linalg.eigvalsh(lap)[1]
+    bar_min = bar[bar > 1e-9].min()
+    delta_float = min(0.5 * lam2 / (4 * tilde), (0.2 + 2 * bar_min) / ((4 * 0.25**2 + 2 * bar.max() ** 2) / (0.5 * lam2) + tilde))
+    bounds = claim.details["delta_23"]
+    assert bounds["lo_float"] - 1e-12 <= delta_float <= bounds["hi_float"] + 1e-12
     coefficient = (2 * bar.max() ** 2 + 4 * 0.25**2) / (0.5 * lam2) * np.eye(5)
     r = 2 * (w(1) - 0.5 * np.eye(5)) @ lap + 0.2 * np.eye(5) - delta * (coefficient + w(1) @ sig)
     assert np.linalg.eigvalsh((r + r.T) / 2)[0] < -1e-3

@@ -166,7 +166,7 @@ def largest_eigenvalue(matrix: MatrixLike, width: Fraction = DEFAULT_WIDTH) -> I
     values, vectors = np.linalg.eigh(np.array(s, dtype=float))
     negated = tuple(tuple(-v for v in row) for row in s)
     inner = generalized_threshold(negated, _identity(len(s)), -values[-1], width, _rationalize(vectors[:, -1]))
-    return ThresholdInterval(-inner.hi, -inner.lo, inner.lower_evidence, inner.upper_vector)
+    return Interval(-inner.hi, -inner.lo)  # the evidence proves the bounds for -S
 
 
 def smallest_eigenvalue(matrix: MatrixLike, width: Fraction = DEFAULT_WIDTH) -> ThresholdInterval:
