@@ -40,6 +40,7 @@ from admmcheck.jobs import (
     BOUND_MECHANISMS,
     BoundConfig,
     ExperimentConfig,
+    SETTING_FIELDS,
     RunConfig,
     evaluate_bound,
     execute,
@@ -119,9 +120,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-SETTING_FLAGS = ("dataset", "nodes", "graph", "iterations", "seed", "C", "rho", "samples", "dim")
-
-
 def _add_setting_arguments(parser: argparse.ArgumentParser, defaults: object) -> None:
     """The flags every command that builds a problem shares (defaults from its config)."""
     parser.add_argument("--dataset", default=defaults.dataset, help="synthetic, breast-cancer or adult:PATH[,PATH]")
@@ -136,7 +134,7 @@ def _add_setting_arguments(parser: argparse.ArgumentParser, defaults: object) ->
 
 
 def _setting(args: argparse.Namespace) -> dict[str, object]:
-    return {name: getattr(args, name) for name in SETTING_FLAGS}
+    return {name: getattr(args, name) for name in SETTING_FIELDS}
 
 
 def _rationals(text: str) -> tuple[str, ...]:

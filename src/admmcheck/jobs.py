@@ -7,7 +7,7 @@ returns everything a report needs. No argument parsing or printing happens here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,32 +32,48 @@ def _require_choice(kind: str, value: str, choices: tuple[str, ...]) -> None:
 
 
 @dataclass(frozen=True)
-class RunConfig:
-    """Everything ``admmcheck run`` needs; defaults are the CLI defaults.
+class ProblemSetting:
+    """The data, partition, graph and horizon every command builds its problem from.
 
-    ``eta`` and ``growth`` are one value or one per node: for ``madmm`` the penalty is
-    eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta.
-    ``seed`` drives the synthetic data, the partition, a random graph and f(0).
+    ``seed`` drives the synthetic data, the partition, a random graph and f(0);
+    ``samples`` and ``dim`` size the synthetic set.
     """
 
-    algorithm: str = "admm"
-    dataset: str = "synthetic"
+    dataset: str = "breast-cancer"
     nodes: int = 5
     graph: str = "ring"
     iterations: int = 100
     seed: int = 0
     C: float = 1.0
     rho: float = 1.0
-    eta: tuple[float, ...] = (0.5,)
-    theta: float = 0.5
-    growth: tuple[float, ...] = (1.0,)
-    gamma: float = 0.5
     samples: int = 250
     dim: int = 10
 
     def __post_init__(self) -> None:
-        _require_choice("algorithm", self.algorithm, ALGORITHMS)
         _require_choice("graph", self.graph, GRAPH_KINDS)
+
+
+SETTING_FIELDS = tuple(f.name for f in fields(ProblemSetting))
+
+
+@dataclass(frozen=True)
+class RunConfig(ProblemSetting):
+    """Everything ``admmcheck run`` needs; defaults are the CLI defaults.
+
+    ``eta`` and ``growth`` are one value or one per node: for ``madmm`` the penalty is
+    eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta.
+    """
+
+    algorithm: str = "admm"
+    dataset: str = "synthetic"
+    eta: tuple[float, ...] = (0.5,)
+    theta: float = 0.5
+    growth: tuple[float, ...] = (1.0,)
+    gamma: float = 0.5
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _require_choice("algorithm", self.algorithm, ALGORITHMS)
         if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
             raise InvalidConfiguration(
                 f"{self.algorithm} takes one --eta and no --growth (per-node schedules are madmm's)"
@@ -114,7 +130,7 @@ class Job:
         }
 
 
-def build_problem(config: "RunConfig | BoundConfig | ExperimentConfig") -> tuple[ConsensusProblem, Network]:
+def build_problem(config: ProblemSetting) -> tuple[ConsensusProblem, Network]:
     """Dataset, even partition and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
     problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed)
@@ -151,7 +167,7 @@ BOUND_MECHANISMS = ("pp", "radmm")
 
 
 @dataclass(frozen=True)
-class BoundConfig:
+class BoundConfig(ProblemSetting):
     """What ``admmcheck bound pp|radmm`` evaluates: a theorem's bound on a concrete setting.
 
     ``eta`` and ``alpha`` are schedules (numbers, per-node tuples or formulas, see
@@ -161,23 +177,14 @@ class BoundConfig:
     """
 
     mechanism: str = "pp"
-    dataset: str = "breast-cancer"
-    nodes: int = 5
-    graph: str = "ring"
-    iterations: int = 100
-    seed: int = 0
-    C: float = 1.0
-    rho: float = 1.0
     eta: ScheduleLike = 0.5
     theta: float = 0.5
     alpha: ScheduleLike = 5.0
     c1: float = 0.25
-    samples: int = 250
-    dim: int = 10
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _require_choice("mechanism", self.mechanism, BOUND_MECHANISMS)
-        _require_choice("graph", self.graph, GRAPH_KINDS)
 
 
 def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
@@ -194,24 +201,15 @@ def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
 
 
 @dataclass(frozen=True)
-class ExperimentConfig:
+class ExperimentConfig(ProblemSetting):
     """What ``admmcheck experiment NAME`` runs; breast-cancer by default, Adult by path."""
 
     name: str = "madmm-fig2"
-    dataset: str = "breast-cancer"
-    nodes: int = 5
-    graph: str = "ring"
-    iterations: int = 100
     runs: int = 10
-    seed: int = 0
-    C: float = 1.0
-    rho: float = 1.0
-    samples: int = 250
-    dim: int = 10
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _require_choice("experiment", self.name, EXPERIMENTS)
-        _require_choice("graph", self.graph, GRAPH_KINDS)
 
 
 def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:

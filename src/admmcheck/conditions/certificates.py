@@ -111,6 +111,11 @@ def rational_matrix(matrix: MatrixLike) -> RationalMatrix:
     return tuple(tuple(to_fraction(v) for v in row) for row in rows)
 
 
+def identity_matrix(n: int) -> RationalMatrix:
+    """The n x n identity as Fractions."""
+    return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
+
+
 def symmetric_part(matrix: MatrixLike) -> RationalMatrix:
     """(M + Mᵀ)/2: the matrix whose quadratic form equals that of ``M``."""
     m = rational_matrix(matrix)

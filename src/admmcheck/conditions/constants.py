@@ -21,7 +21,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from admmcheck.conditions.certificates import decide_positive, to_fraction
+from admmcheck.conditions.certificates import RationalMatrix, decide_positive, to_fraction
 from admmcheck.conditions.intervals import Interval
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.problems import ConsensusProblem
@@ -49,12 +49,28 @@ class LocalConstants:
         }
 
 
+def _dyadic_integers(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Floats as exact integers over one power of two: ``values == numerators / 2**exponent``."""
+    ratios = [float(v).as_integer_ratio() for v in np.ravel(values)]
+    exponent = max(den.bit_length() - 1 for _, den in ratios)  # every denominator is 2^k
+    numerators = [num << (exponent - (den.bit_length() - 1)) for num, den in ratios]
+    return np.array(numerators, dtype=object).reshape(np.shape(values)), exponent
+
+
+def exact_weighted_gram(rows: np.ndarray, weights: np.ndarray) -> RationalMatrix:
+    """Exact Σ_n w_n x_n x_nᵀ for float rows x_n (shape (B, d)) and float weights w_n."""
+    x, ex = _dyadic_integers(rows)
+    w, ew = _dyadic_integers(weights)
+    total = (x.T * w) @ x  # integer arithmetic; one division per entry at the end
+    scale = 2 ** (ew + 2 * ex)
+    return tuple(tuple(Fraction(int(v), scale) for v in row) for row in total)
+
+
 def gram_lambda_max(features: np.ndarray, scale: Fraction) -> Interval:
     """Certified enclosure of λ_max(scale · XᵀX) for float data X of shape (B, d)."""
     x = np.asarray(features, dtype=float)
     d = x.shape[1]
-    exact_x = [[Fraction(float(v)) for v in row] for row in x]
-    gram = [[scale * sum((row[a] * row[b] for row in exact_x), Fraction(0)) for b in range(d)] for a in range(d)]
+    gram = [[scale * v for v in row] for row in exact_weighted_gram(x, np.ones(x.shape[0]))]
     values, vectors = np.linalg.eigh(float(scale) * (x.T @ x))
     v = [Fraction(float(c)).limit_denominator(10**12) for c in vectors[:, -1]]
     norm = sum((c * c for c in v), Fraction(0))

@@ -25,7 +25,7 @@ from typing import Callable, Sequence
 import sympy
 
 from admmcheck.conditions.certificates import Certificate, decide_positive, rational_matrix, to_fraction
-from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25
+from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25, condition_names
 
 DEFAULT_WIDTH = Fraction(1, 10**6)
 MatrixOfGamma = Callable[[object], sympy.Matrix]
@@ -110,7 +110,8 @@ def _nonpositive_on_halfline(expr: sympy.Expr) -> bool:
     sign = 1 if den_p.eval(0) > 0 else -1
     if num_p.is_zero:
         return True
-    points = _sample_points(num_p)
+    # the sign is constant between roots (where the value is 0): one sample per gap decides
+    points = _gaps(_root_intervals(num_p), num_p)
     return all(sign * num_p.eval(sympy.Rational(p.numerator, p.denominator)) <= 0 for p in points)
 
 
@@ -125,19 +126,6 @@ def _root_intervals(poly: sympy.Poly) -> list[tuple[Fraction, Fraction]]:
         if all(out[k][1] < out[k + 1][0] for k in range(len(out) - 1)):
             return out
     raise ArithmeticError(f"could not separate the roots of {poly.as_expr()}")
-
-
-def _sample_points(poly: sympy.Poly) -> list[Fraction]:
-    """The roots' interval ends plus one point inside each gap between roots (and beyond)."""
-    roots = _root_intervals(poly)
-    points = [Fraction(0)]
-    for a, b in roots:
-        points += [a, b]
-    ends = [Fraction(0)] + [b for _, b in roots]
-    starts = [a for a, _ in roots] + [None]
-    for end, start in zip(ends, starts):
-        points.append(end + 1 if start is None else (end + start) / 2)
-    return points
 
 
 def _gaps(roots: list[tuple[Fraction, Fraction]], poly: sympy.Poly) -> list[Fraction]:
@@ -158,9 +146,10 @@ def minimal_gamma(
     width: Fraction = DEFAULT_WIDTH,
 ) -> GammaSearch:
     """The certified minimal γ >= 0 for Theorem III.1's conditions (L = μ = 2: (26)-(27))."""
+    first, second = condition_names(big_l, mu)
     builders: dict[str, MatrixOfGamma] = {
-        "(26)" if (to_fraction(big_l), to_fraction(mu)) == (2, 2) else "(24)": lambda g: condition_24(setting, g, big_l, mu),
-        "(27)" if (to_fraction(big_l), to_fraction(mu)) == (2, 2) else "(25)": lambda g: condition_25(setting, g, big_l, mu),
+        first: lambda g: condition_24(setting, g, big_l, mu),
+        second: lambda g: condition_25(setting, g, big_l, mu),
     }
     determinants: dict[str, sympy.Poly] = {}
     for name, build in builders.items():

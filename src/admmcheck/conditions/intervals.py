@@ -27,6 +27,7 @@ from admmcheck.conditions.certificates import (
     MatrixLike,
     RationalMatrix,
     decide_positive,
+    identity_matrix,
     null_direction,
     rational_matrix,
     symmetric_part,
@@ -156,16 +157,12 @@ def verify_threshold_interval(interval: ThresholdInterval, matrix: MatrixLike, w
     return denominator > 0 and _form(s, interval.upper_vector) / denominator == interval.hi
 
 
-def _identity(n: int) -> RationalMatrix:
-    return tuple(tuple(Fraction(int(i == j)) for j in range(n)) for i in range(n))
-
-
 def largest_eigenvalue(matrix: MatrixLike, width: Fraction = DEFAULT_WIDTH) -> Interval:
     """Certified enclosure of λ_max of the symmetric part of ``matrix``."""
     s = symmetric_part(matrix)
     values, vectors = np.linalg.eigh(np.array(s, dtype=float))
     negated = tuple(tuple(-v for v in row) for row in s)
-    inner = generalized_threshold(negated, _identity(len(s)), -values[-1], width, _rationalize(vectors[:, -1]))
+    inner = generalized_threshold(negated, identity_matrix(len(s)), -values[-1], width, _rationalize(vectors[:, -1]))
     return Interval(-inner.hi, -inner.lo)  # the evidence proves the bounds for -S
 
 
@@ -173,7 +170,7 @@ def smallest_eigenvalue(matrix: MatrixLike, width: Fraction = DEFAULT_WIDTH) -> 
     """Certified enclosure of λ_min of the symmetric part of ``matrix``."""
     s = symmetric_part(matrix)
     values, vectors = np.linalg.eigh(np.array(s, dtype=float))
-    return generalized_threshold(s, _identity(len(s)), values[0], width, _rationalize(vectors[:, 0]))
+    return generalized_threshold(s, identity_matrix(len(s)), values[0], width, _rationalize(vectors[:, 0]))
 
 
 def range_projector(matrix: MatrixLike) -> RationalMatrix:
@@ -182,7 +179,7 @@ def range_projector(matrix: MatrixLike) -> RationalMatrix:
     kernel = m.nullspace()
     n = m.shape[0]
     if not kernel:
-        return _identity(n)
+        return identity_matrix(n)
     k = sympy.Matrix.hstack(*kernel)
     projector = sympy.eye(n) - k * (k.T * k).inv() * k.T
     return rational_matrix(projector)

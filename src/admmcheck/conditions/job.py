@@ -67,7 +67,8 @@ class ConditionsConfig:
             raise InvalidConfiguration("madmm needs --strong-convexity m or --dataset NAME to compute m_i = rho/N")
 
 
-def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple, dict[str, object]]:
+def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple | None, dict[str, object]]:
+    """M_i and m_i as given, else from the dataset (m_i is None for radmm without a dataset)."""
     data: LocalConstants | None = None
     if config.dataset is not None:
         dataset = dataset_by_name(config.dataset, seed=config.seed)
@@ -75,9 +76,9 @@ def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple
                                rho=float(to_fraction(config.rho)), seed=config.seed)
         data = local_constants(problem)
     lipschitz = config.lipschitz if config.lipschitz is not None else data.lipschitz
-    strong = config.strong_convexity if config.strong_convexity is not None else (data.strong_convexity if data else ("1",))
+    strong = config.strong_convexity if config.strong_convexity is not None else data and data.strong_convexity
     info: dict[str, object] = {"from_dataset": None if data is None else {"dataset": config.dataset, **data.as_dict()}}
-    return tuple(lipschitz), tuple(strong), info
+    return tuple(lipschitz), None if strong is None else tuple(strong), info
 
 
 def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:

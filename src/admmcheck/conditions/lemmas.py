@@ -22,8 +22,9 @@ import numpy as np
 import sympy
 from sympy.polys.matrices import DomainMatrix
 
-from admmcheck.conditions.certificates import RationalMatrix, to_fraction
+from admmcheck.conditions.certificates import RationalMatrix, identity_matrix, to_fraction
 from admmcheck.conditions.checks import ConditionCheck, matrix_check
+from admmcheck.conditions.constants import exact_weighted_gram
 from admmcheck.conditions.graph import exact_graph
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
@@ -132,30 +133,9 @@ def graph_laplacian_checks(network: Network) -> list[ConditionCheck]:
 
 
 # --------------------------------------------------------------------------- eigenvalue lemma
-def _dyadic_integers(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """Floats as exact integers over one power of two: ``values == numerators / 2**exponent``."""
-    ratios = [float(v).as_integer_ratio() for v in np.ravel(values)]
-    exponent = max(den.bit_length() - 1 for _, den in ratios)  # every denominator is 2^k
-    numerators = [num << (exponent - (den.bit_length() - 1)) for num, den in ratios]
-    return np.array(numerators, dtype=object).reshape(np.shape(values)), exponent
-
-
-def _weighted_gram(rows: np.ndarray, weights: np.ndarray) -> RationalMatrix:
-    """Exact Σ_n w_n x_n x_nᵀ for float rows x_n (shape (B, d)) and float weights w_n."""
-    x, ex = _dyadic_integers(rows)
-    w, ew = _dyadic_integers(weights)
-    total = (x.T * w) @ x  # integer arithmetic; one division per entry at the end
-    scale = 2 ** (ew + 2 * ex)
-    return tuple(tuple(Fraction(int(v), scale) for v in row) for row in total)
-
-
 def _combine(a: Fraction, left: RationalMatrix, b: Fraction, right: RationalMatrix) -> RationalMatrix:
     """a·left + b·right."""
     return tuple(tuple(a * p + b * q for p, q in zip(r, s)) for r, s in zip(left, right))
-
-
-def _identity(d: int) -> RationalMatrix:
-    return tuple(tuple(Fraction(int(i == j)) for j in range(d)) for i in range(d))
 
 
 def _exact_rank(matrix: RationalMatrix) -> int:
@@ -226,14 +206,14 @@ def jacobian_eigenvalue_checks(
         sum((Fraction(float(v)) ** 2 for v in row), Fraction(0)) for row in np.vstack([features, x_hat[None]])
     ]
 
-    data_hessian = _weighted_gram(features, curvature)  # Σ_n L''_n x_n x_nᵀ
-    identity = _identity(dim)
+    data_hessian = exact_weighted_gram(features, curvature)  # Σ_n L''_n x_n x_nᵀ
+    identity = identity_matrix(dim)
     h = _combine(scale, data_hessian, alpha, identity)
     g = _combine(
         scale,
-        _weighted_gram(x_hat[None], curvature_hat),
+        exact_weighted_gram(x_hat[None], curvature_hat),
         -scale,
-        _weighted_gram(features[:1], curvature[:1]),
+        exact_weighted_gram(features[:1], curvature[:1]),
     )
     rank = _exact_rank(g)
     bound_g = scale * c1  # Cc₁/B_i

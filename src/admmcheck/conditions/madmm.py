@@ -146,22 +146,19 @@ def spectral_quantities(setting: MadmmSetting, t: int) -> SpectralQuantities:
     )
 
 
-def _condition_22(setting: MadmmSetting, t: int, delta: Fraction, mu: Fraction, bar_sq: Fraction, lap: Fraction) -> sympy.Matrix:
-    """RHS - LHS of (22) with σ̄_max(t)² = bar_sq and σ_min(D-A) = lap substituted."""
-    g, theta = setting.graph, _r(setting.theta)
-    eye = sympy.eye(g.nodes)
+def _bracket_22(setting: MadmmSetting, t: int, mu: Fraction, bar_sq: Fraction, lap: Fraction) -> sympy.Matrix:
+    """The matrix δ multiplies in (22): (μσ̄_max²I + μ²D_M)/(θσ_min(D-A)(μ-1)) + W(t)(D+A)."""
+    g, theta, mu_ = setting.graph, _r(setting.theta), _r(mu)
     d_m = sympy.diag(*[_r(m) ** 2 for m in setting.lipschitz])
+    coefficient = (mu_ * _r(bar_sq) * sympy.eye(g.nodes) + mu_**2 * d_m) / (theta * _r(lap) * (mu_ - 1))
+    return coefficient + setting.w(t) * g.signless_laplacian
+
+
+def _rhs_22(setting: MadmmSetting, t: int) -> sympy.Matrix:
+    """2(W(t) - θI)(D-A) + 2D_m, the right-hand side of (22)."""
+    g = setting.graph
     d_small = sympy.diag(*[_r(m) for m in setting.strong_convexity])
-    mu_, delta_ = _r(mu), _r(delta)
-    coefficient = (mu_ * _r(bar_sq) * eye + mu_**2 * d_m) / (theta * _r(lap) * (mu_ - 1))
-    rhs = 2 * (setting.w(t) - theta * eye) * g.laplacian + 2 * d_small
-    return rhs - delta_ * (coefficient + setting.w(t) * g.signless_laplacian)
-
-
-def _bracket_is_monotone(setting: MadmmSetting, t: int, mu: Fraction, bar_sq: Fraction, lap: Fraction) -> bool:
-    """Is the bracket of (22) ⪰ 0, so that (22)'s RHS - LHS decreases with δ, σ̄², 1/σ_min?"""
-    zero = _condition_22(setting, t, Fraction(1), mu, bar_sq, lap) - _condition_22(setting, t, Fraction(0), mu, bar_sq, lap)
-    return decide_positive(rational_matrix(-zero), strict=False).holds
+    return 2 * (setting.w(t) - _r(setting.theta) * sympy.eye(g.nodes)) * g.laplacian + 2 * d_small
 
 
 def delta_lower_bound(setting: MadmmSetting, q: SpectralQuantities, mu: Fraction) -> Interval:
@@ -180,16 +177,26 @@ def delta_lower_bound(setting: MadmmSetting, q: SpectralQuantities, mu: Fraction
     return Interval(Fraction(math.floor(lo * grid), grid), Fraction(math.ceil(hi * grid), grid))
 
 
-def _decide_22(setting, t, delta_lo, delta_hi, mu, q) -> tuple[bool | None, ConditionCheck]:
-    worst = _condition_22(setting, t, delta_hi, mu, q.sigma_bar_max_sq.hi, q.sigma_min_laplacian.lo)
-    best = _condition_22(setting, t, delta_lo, mu, q.sigma_bar_max_sq.lo, q.sigma_min_laplacian.hi)
-    if not _bracket_is_monotone(setting, t, mu, q.sigma_bar_max_sq.lo, q.sigma_min_laplacian.hi):
-        return None, matrix_check("", "", worst, strict=False)
-    at_worst = matrix_check("", "", worst, strict=False)
-    if at_worst.holds:
-        return True, at_worst
-    at_best = matrix_check("", "", best, strict=False)
-    return (False if not at_best.holds else None), at_best
+def _check_22(name: str, statement: str, setting: MadmmSetting, t: int, delta: Interval, mu: Fraction,
+              q: SpectralQuantities, details: dict[str, object]) -> ConditionCheck:
+    """(22), RHS - δ·bracket ⪰ 0, for every δ in ``delta`` and every value in the intervals.
+
+    When the bracket is ⪰ 0 at its smallest (σ̄² low, σ_min high), RHS - δ·bracket only
+    shrinks as δ, σ̄² grow and σ_min falls: it holds if it holds at the worst ends and fails
+    if it fails at the best ends. Otherwise, or in between, the verdict is None, with no
+    certificate attached.
+    """
+    rhs = _rhs_22(setting, t)
+    smallest = _bracket_22(setting, t, mu, q.sigma_bar_max_sq.lo, q.sigma_min_laplacian.hi)
+    if decide_positive(rational_matrix(smallest), strict=False).holds:
+        worst = rhs - _r(delta.hi) * _bracket_22(setting, t, mu, q.sigma_bar_max_sq.hi, q.sigma_min_laplacian.lo)
+        at_worst = matrix_check(name, statement, worst, strict=False, **details)
+        if at_worst.holds:
+            return at_worst
+        at_best = matrix_check(name, statement, rhs - _r(delta.lo) * smallest, strict=False, **details)
+        if not at_best.holds:
+            return at_best
+    return ConditionCheck(name, statement, None, details={**details, "undecided": "too close to call with certified intervals"})
 
 
 def theorem_32_checks(setting: MadmmSetting, t: int, delta: object, mu: object = 2) -> list[ConditionCheck]:
@@ -207,15 +214,13 @@ def theorem_32_checks(setting: MadmmSetting, t: int, delta: object, mu: object =
         return True if worst <= 1 else False if best > 1 else None
 
     out = [ConditionCheck("(21)", "δμ²σ̃_max(t)/(θσ_min(D-A)) <= 1", check_21(delta, delta), details=common)]
-    verdict, evidence = _decide_22(setting, t, delta, delta, mu, q)
-    out.append(ConditionCheck("(22)", "δ(...) ⪯ 2(W(t) - θI)(D-A) + 2D_m (quadratic form)", verdict,
-                              evidence.certificate, evidence.matrix, common))
+    out.append(_check_22("(22)", "δ(...) ⪯ 2(W(t) - θI)(D-A) + 2D_m (quadratic form)", setting, t,
+                         Interval(delta, delta), mu, q, common))
     bound = delta_lower_bound(setting, q, mu)
     bound_details = {**common, "delta_23": bound.as_dict()}
     out.append(ConditionCheck("(23)", "lower bound on δ(t), certified interval", True, details=bound_details))
-    ok21 = True  # (23) <= θσ_min(D-A)/(μ²σ̃_max(t)), which is (21) solved for δ
-    verdict, evidence = _decide_22(setting, t, bound.lo, bound.hi, mu, q)
-    joint = None if ok21 is None or verdict is None else ok21 and verdict
-    out.append(ConditionCheck("(23) satisfies (21)-(22)", "δ(t) = (23) is admissible in (21) and (22)", joint,
-                              evidence.certificate, evidence.matrix, {**bound_details, "satisfies_21": ok21, "satisfies_22": verdict}))
+    # (21) holds at δ = (23) by construction: (23) <= θσ_min(D-A)/(μ²σ̃_max(t)), (21) solved for δ
+    claim = _check_22("(23) satisfies (21)-(22)", "δ(t) = (23) is admissible in (21) and (22)", setting, t,
+                      bound, mu, q, {**bound_details, "satisfies_21": True})
+    out.append(claim)
     return out

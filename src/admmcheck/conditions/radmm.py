@@ -112,7 +112,8 @@ def condition_27(setting: RadmmSetting, gamma: object) -> sympy.Matrix:
     return eta * graph.signless_laplacian - 2 * coupling * eta * graph.degree - 2 / setting.sigma_min(g) * setting.d_m
 
 
-def _names(big_l: object, mu: object) -> tuple[str, str]:
+def condition_names(big_l: object, mu: object) -> tuple[str, str]:
+    """'(26)', '(27)' at L = μ = 2, else '(24)', '(25)'."""
     if to_fraction(big_l) == 2 and to_fraction(mu) == 2:
         return "(26)", "(27)"
     return "(24)", "(25)"
@@ -128,7 +129,7 @@ def radmm_conditions(setting: RadmmSetting, gamma: object, big_l: object = 2, mu
     """
     g = _gamma(gamma)
     big_l_, mu_ = _lagrange_constants(big_l, mu)
-    first, second = _names(big_l, mu)
+    first, second = condition_names(big_l, mu)
     eta, graph = setting.eta_, setting.graph
     coupling = eta * graph.signless_laplacian * setting.d_tilde(g).inv()
     pinv = graph.laplacian_pinv
