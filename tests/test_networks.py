@@ -82,7 +82,7 @@ def test_labels_keep_the_input_node_names():
 
 
 def test_generator_arguments_are_validated():
-    with pytest.raises(InvalidNetwork, match="ring network needs an integer nodes >= 3"):
+    with pytest.raises(InvalidNetwork, match="ring network needs an integer number of nodes >= 3"):
         ring(2)
     with pytest.raises(InvalidNetwork, match="unknown graph kind 'torus'"):
         network_by_name("torus", 4)

@@ -4,6 +4,13 @@ The names users need most are re-exported here; everything else is importable fr
 its module.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("admmcheck")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "unknown"
+
 from admmcheck.algorithms import (
     run_admm,
     run_admm_edge,

@@ -1,180 +1,197 @@
 """The ``admmcheck`` command line: parses arguments into configurations and prints results.
 
     admmcheck verify [--json] [--iterations T]
-    admmcheck run ALGO [--dataset synthetic|breast-cancer|adult:PATH] [--nodes N]
-                       [--graph ring|path|star|complete|random] [--iterations T] [--seed S]
-                       [--eta X[,X...]] [--theta X] [--growth Q[,Q...]] [--gamma X]
-                       [--C X] [--rho X] [--json] [--export-problem FILE.npz]
-    admmcheck bound pp|radmm [--dataset ...] [--nodes N] [--graph ...] [--iterations T]
-                       [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] [--c1 X] [--json]
+    admmcheck run ALGO [--dataset synthetic|breast-cancer|adult:PATH] [--nodes N] ...
+    admmcheck bound pp|radmm [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] ...
+    admmcheck conditions madmm|radmm --graph ring:5|FILE [--find-gamma] [--max-time S] ...
+    admmcheck experiment madmm-fig2|radmm-fig2 [--out DIR] ...
 
-    admmcheck conditions madmm|radmm --graph ring:5|path:4|star:6|complete:4|FILE
-                       [--eta 1/2[,...]] [--gamma 1/5] [--theta 1/2] [--growth Q[,...]]
-                       [--lipschitz 1/4[,...]] [--strong-convexity 1/10[,...]]
-                       [--dataset NAME --C X --rho X] [--find-gamma] [--json]
-
-    admmcheck experiment madmm-fig2|radmm-fig2 [--dataset ...] [--nodes N] [--graph ...]
-                       [--iterations T] [--runs R] [--seed S] [--out DIR] [--json]
-
-A SCHEDULE is a number, comma-separated values (one per node) or a formula in t and i,
-e.g. "0.5*1.1^(t-1)".
-
-Exit status: 0 when everything ran and every check passed, 1 when a check failed,
-2 on invalid input (the message says what to change).
+``admmcheck COMMAND --help`` lists every flag with its default. Numbers, schedules and
+rationals are read by the safe grammar of :mod:`admmcheck.formulas` (never evaluated as
+Python). Only the flags a user types reach the configuration, so a flag that does not
+apply to the chosen algorithm, theorem or dataset is refused instead of ignored.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+import traceback
 import warnings
-from typing import Sequence
+from typing import Callable, Sequence
 
+from admmcheck import __version__
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError
 from admmcheck.experiments import EXPERIMENTS
+from admmcheck.formulas import parse_number, parse_rational, split_top_level
 from admmcheck.jobs import (
     ALGORITHMS,
     BOUND_MECHANISMS,
     BoundConfig,
     ExperimentConfig,
-    SETTING_FIELDS,
     RunConfig,
     evaluate_bound,
     execute,
     execute_experiment,
 )
 from admmcheck.networks import GRAPH_KINDS
-from admmcheck.schedules import parse_schedule
+from admmcheck.output import to_json
+from admmcheck.schedules import describe_schedule, parse_schedule
+from admmcheck.validation import config_from_flags, positive_int
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
+EXIT_STATUS = """exit status:
+  0  everything ran and every check passed
+  1  a check failed (verify), a bound's precondition fails (bound), a condition is refuted
+     or undecided, or no gamma works (conditions)
+  2  invalid input or an anticipated failure: the one-line message says what to change
+  3  an unexpected error inside admmcheck: a bug, please report it (--debug shows the traceback)
+  4  the time budget (--max-time) ran out before a verdict; the best result so far is printed"""
+
+OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out")
 
 
-def _float_list(text: str) -> tuple[float, ...]:
-    try:
-        return tuple(float(part) for part in text.split(","))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"expected a number or comma-separated numbers, got {text!r}") from exc
+def _argument_type(read: Callable[[str], object], expected: str) -> Callable[[str], object]:
+    """An argparse type that turns an admmcheck error into argparse's one-line message."""
+    def convert(text: str) -> object:
+        try:
+            return read(text)
+        except AdmmcheckError as exc:
+            raise argparse.ArgumentTypeError(f"{exc} ({expected})") from None
+    convert.__name__ = expected
+    return convert
+
+
+def _rational_text(text: str) -> str:
+    parse_rational(text)  # refuse it now; the exact layer reads the text again
+    return text.strip()
+
+
+_NUMBER = _argument_type(parse_number, "a number such as 0.5 or 1/4")
+_NUMBERS = _argument_type(lambda text: tuple(parse_number(p) for p in split_top_level(text)),
+                          "one number, or one per node separated by commas")
+_SCHEDULE = _argument_type(parse_schedule, "a number, one per node, or a formula in t and i")
+_NOISE = _argument_type(lambda text: parse_schedule(text, allow_infinite=True),
+                        "a number, one per node, a formula in t and i, or inf for no noise")
+_POSITIVE_INT = _argument_type(lambda text: positive_int("--iterations", int(text) if text.strip().lstrip("-").isdigit()
+                                                        else text), "a whole number >= 1")
+_RATIONAL = _argument_type(_rational_text, "a rational such as 1/5 or 0.2")
+_RATIONALS = _argument_type(lambda text: tuple(_rational_text(p) for p in split_top_level(text)),
+                            "one rational, or one per node separated by commas")
+
+
+def _option(parser: argparse.ArgumentParser, flag: str, default: object, help: str, **kwargs: object) -> None:
+    """A flag whose value reaches the configuration only when typed (default shown in --help)."""
+    shown = ",".join(str(v) for v in default) if isinstance(default, tuple) else default
+    suffix = "" if default is None else f" (default: {shown})"
+    parser.add_argument(flag, default=argparse.SUPPRESS, help=help + suffix, **kwargs)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="admmcheck", description="Verify private and non-private ADMM algorithms against their papers."
+        prog="admmcheck",
+        description="Verify private and non-private ADMM algorithms against their papers.",
+        epilog=EXIT_STATUS, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"admmcheck {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    verify = commands.add_parser("verify", help="run the convergence checks on the built-in problems")
-    verify.add_argument("--iterations", type=int, default=200, help="iterations per convergence run (default 200)")
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    verify = command("verify", "run the convergence checks on the built-in problems")
+    verify.add_argument("--iterations", type=_POSITIVE_INT, default=200, help="iterations per convergence run (default: 200)")
     verify.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
-    run = commands.add_parser("run", help="run one reference algorithm and compare with the CVXPY optimum")
+    run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
-    run.add_argument("algorithm", choices=ALGORITHMS)
-    _add_setting_arguments(run, defaults)
-    run.add_argument("--eta", type=_float_list, default=defaults.eta, help="penalty; madmm: eta_i(1), one or one per node")
-    run.add_argument("--theta", type=float, default=defaults.theta, help="M-ADMM dual step size")
-    run.add_argument("--growth", type=_float_list, default=defaults.growth, help="madmm: q_i in eta_i(1) q_i^(t-1)")
-    run.add_argument("--gamma", type=float, default=defaults.gamma, help="R-ADMM even-step weight")
+    run.add_argument("algorithm", choices=ALGORITHMS, metavar="ALGO", help=", ".join(ALGORITHMS))
+    _setting_options(run, defaults)
+    _option(run, "--eta", defaults.eta, "penalty eta; madmm: eta_i(1), one or one per node", type=_NUMBERS)
+    _option(run, "--theta", defaults.theta, "madmm: dual step size theta", type=_NUMBER)
+    _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
+    _option(run, "--gamma", defaults.gamma, "radmm: even-step weight gamma", type=_NUMBER)
     run.add_argument("--json", action="store_true", help="print one JSON object")
-    run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho, adjacency")
+    run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho and the adjacency")
 
-    bound = commands.add_parser("bound", help="evaluate a paper's privacy-loss bound and its preconditions")
+    bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
-    bound.add_argument("mechanism", choices=BOUND_MECHANISMS, help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
-    _add_setting_arguments(bound, bounds)
-    bound.add_argument("--eta", type=_schedule, default=bounds.eta, help="eta_i(t) schedule (radmm: one number)")
-    bound.add_argument("--theta", type=float, default=bounds.theta, help="pp: dual step size theta")
-    bound.add_argument("--alpha", type=_schedule, default=bounds.alpha, help="alpha_i(t) (radmm: alpha_i(k))")
-    bound.add_argument("--c1", type=float, default=bounds.c1, help="bound on L'' used (logistic: 0.25)")
+    bound.add_argument("mechanism", choices=BOUND_MECHANISMS, metavar="MECHANISM",
+                       help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
+    _setting_options(bound, bounds)
+    _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
+            type=_SCHEDULE)
+    _option(bound, "--theta", bounds.theta, "pp: dual step size theta", type=_NUMBER)
+    _option(bound, "--alpha", bounds.alpha, "alpha_i(t) (radmm: alpha_i(k)); inf means no noise", type=_NOISE)
+    _option(bound, "--c1", bounds.c1, "bound on L'' used in the theorem (logistic loss: 0.25)", type=_NUMBER)
     bound.add_argument("--json", action="store_true", help="print one JSON object")
 
-    conditions = commands.add_parser("conditions", help="decide a convergence theorem's conditions exactly")
-    plain_conditions = ConditionsConfig(lipschitz=("1",))
-    conditions.add_argument("theorem", choices=THEOREMS, help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1")
-    conditions.add_argument("--graph", default=plain_conditions.graph, help="ring:N, path:N, star:N, complete:N or an edge-list file")
-    conditions.add_argument("--eta", type=_rationals, default=plain_conditions.eta, help="eta (madmm: eta_i(1), one or one per node)")
-    conditions.add_argument("--gamma", default=plain_conditions.gamma, help="radmm: gamma >= 0")
-    conditions.add_argument("--theta", default=plain_conditions.theta, help="madmm: dual step theta")
-    conditions.add_argument("--growth", type=_rationals, default=plain_conditions.growth, help="madmm: q_i in eta_i(1) q_i^(t-1)")
-    conditions.add_argument("--lipschitz", type=_rationals, help="M_i, one or one per node (else from --dataset)")
-    conditions.add_argument("--strong-convexity", type=_rationals, help="madmm: m_i (else rho/N from --dataset)")
-    conditions.add_argument("--dataset", help="compute m_i, M_i from synthetic, breast-cancer or adult:PATH")
-    conditions.add_argument("--C", default=plain_conditions.C)
-    conditions.add_argument("--rho", default=plain_conditions.rho)
-    conditions.add_argument("--seed", type=int, default=plain_conditions.seed)
-    conditions.add_argument("--L", dest="big_l", default=plain_conditions.big_l, help="radmm: L > 0 in (24)-(25)")
-    conditions.add_argument("--mu", default=plain_conditions.mu, help="mu > 1 in (24)-(25) / (21)-(23)")
-    conditions.add_argument("--delta", default=plain_conditions.delta, help="madmm: delta in (21)-(22)")
-    conditions.add_argument("--at", type=int, default=plain_conditions.at, help="madmm: t for Theorem 3.2")
-    conditions.add_argument("--horizon", type=int, default=plain_conditions.horizon, help="madmm: check t = 1..T")
-    conditions.add_argument("--find-gamma", action="store_true", help="radmm: certified minimal gamma")
+    conditions = command("conditions", "decide a convergence theorem's conditions exactly, with certificates")
+    plain = ConditionsConfig(lipschitz=("1",))
+    conditions.add_argument("theorem", choices=THEOREMS, metavar="THEOREM",
+                            help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1")
+    _option(conditions, "--graph", plain.graph, "ring:N, path:N, star:N, complete:N or an edge-list file")
+    _option(conditions, "--eta", plain.eta, "eta (madmm: eta_i(1)), one or one per node", type=_RATIONALS)
+    _option(conditions, "--gamma", plain.gamma, "radmm: gamma >= 0", type=_RATIONAL)
+    _option(conditions, "--theta", plain.theta, "madmm: dual step theta", type=_RATIONAL)
+    _option(conditions, "--growth", plain.growth, "madmm: q_i in eta_i(1) q_i^(t-1)", type=_RATIONALS)
+    _option(conditions, "--lipschitz", None, "M_i, one or one per node (else from --dataset)", type=_RATIONALS)
+    _option(conditions, "--strong-convexity", None, "madmm: m_i (else rho/N from --dataset)", type=_RATIONALS)
+    _option(conditions, "--dataset", None, "compute m_i, M_i from synthetic, breast-cancer or adult:PATH")
+    _option(conditions, "--C", plain.C, "C of eq. (1), with --dataset", type=_RATIONAL)
+    _option(conditions, "--rho", plain.rho, "rho of eq. (1), with --dataset", type=_RATIONAL)
+    _option(conditions, "--seed", plain.seed, "data seed, with --dataset", type=int)
+    _option(conditions, "--L", plain.big_l, "radmm: L > 0 in (24)-(25)", type=_RATIONAL, dest="big_l")
+    _option(conditions, "--mu", plain.mu, "mu > 1 in (24)-(25) / (21)-(23)", type=_RATIONAL)
+    _option(conditions, "--delta", plain.delta, "madmm: delta in (21)-(22)", type=_RATIONAL)
+    _option(conditions, "--at", plain.at, "madmm: t for Theorem 3.2", type=int)
+    _option(conditions, "--horizon", plain.horizon, "madmm: check the proof claims for t = 1..T", type=int)
+    _option(conditions, "--find-gamma", None, "radmm: certified minimal gamma", action="store_true")
+    _option(conditions, "--max-time", None, "stop long exact work after this many seconds and report "
+            "the best certified result so far (exit status 4)", type=_NUMBER)
     conditions.add_argument("--json", action="store_true", help="print one JSON object")
 
-    experiment = commands.add_parser("experiment", help="rerun a paper's accuracy/privacy figure")
-    plain = ExperimentConfig()
-    experiment.add_argument("name", choices=EXPERIMENTS)
-    _add_setting_arguments(experiment, plain)
-    experiment.add_argument("--runs", type=int, default=plain.runs, help="independent noisy runs per setting")
-    experiment.add_argument("--out", default="experiments", help="directory for NAME.json, NAME.csv, NAME.png")
+    experiment = command("experiment", "rerun a paper's accuracy/privacy figure")
+    plain_experiment = ExperimentConfig()
+    experiment.add_argument("name", choices=EXPERIMENTS, metavar="NAME", help=", ".join(EXPERIMENTS))
+    _setting_options(experiment, plain_experiment)
+    _option(experiment, "--runs", plain_experiment.runs, "independent noisy runs per setting", type=int)
+    experiment.add_argument("--out", default="experiments",
+                            help="folder for NAME.json, NAME.csv, NAME.png (default: experiments)")
     experiment.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
 
 
-def _add_setting_arguments(parser: argparse.ArgumentParser, defaults: object) -> None:
+def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
     """The flags every command that builds a problem shares (defaults from its config)."""
-    parser.add_argument("--dataset", default=defaults.dataset, help="synthetic, breast-cancer or adult:PATH[,PATH]")
-    parser.add_argument("--nodes", type=int, default=defaults.nodes)
-    parser.add_argument("--graph", choices=GRAPH_KINDS, default=defaults.graph)
-    parser.add_argument("--iterations", type=int, default=defaults.iterations)
-    parser.add_argument("--seed", type=int, default=defaults.seed, help="data, partition, graph and f(0) seed")
-    parser.add_argument("--C", type=float, default=defaults.C)
-    parser.add_argument("--rho", type=float, default=defaults.rho)
-    parser.add_argument("--samples", type=int, default=defaults.samples, help="synthetic rows")
-    parser.add_argument("--dim", type=int, default=defaults.dim, help="synthetic feature dimension")
+    _option(parser, "--dataset", defaults.dataset, "synthetic, breast-cancer or adult:PATH[,PATH]")
+    _option(parser, "--nodes", defaults.nodes, "number of nodes N", type=int)
+    _option(parser, "--graph", defaults.graph, "network: " + ", ".join(GRAPH_KINDS), choices=GRAPH_KINDS)
+    _option(parser, "--iterations", defaults.iterations, "iterations T", type=int)
+    _option(parser, "--seed", defaults.seed, "seed of the data, partition, random graph and f(0)", type=int)
+    _option(parser, "--C", defaults.C, "C of eq. (1)", type=_NUMBER)
+    _option(parser, "--rho", defaults.rho, "rho of eq. (1)", type=_NUMBER)
+    _option(parser, "--samples", defaults.samples, "synthetic: rows", type=int)
+    _option(parser, "--dim", defaults.dim, "synthetic: feature dimension", type=int)
 
 
-def _setting(args: argparse.Namespace) -> dict[str, object]:
-    return {name: getattr(args, name) for name in SETTING_FIELDS}
-
-
-def _rationals(text: str) -> tuple[str, ...]:
-    return tuple(part.strip() for part in text.split(","))
-
-
-def _command_conditions(args: argparse.Namespace) -> int:
-    fields = ("theorem", "graph", "eta", "gamma", "theta", "growth", "lipschitz", "strong_convexity", "dataset",
-              "C", "rho", "seed", "big_l", "mu", "delta", "at", "horizon", "find_gamma")
-    report = evaluate_conditions(ConditionsConfig(**{name: getattr(args, name) for name in fields}))
-    if args.json:
-        print(json.dumps(report, allow_nan=False))
-    else:
-        print(f"{report['theorem']} on {report['graph']}: {report['parameters']}")
-        for check in report["conditions"]:
-            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
-            where = f" (t={check['t']})" if "t" in check else ""
-            print(f"  {verdict:<9} {check['name']}{where}")
-        if "gamma_interval" in report:
-            interval = report["gamma_interval"]
-            print("  minimal gamma: " + ("none: no gamma >= 0 satisfies the conditions" if interval is None
-                                         else f"in [{interval['lo']}, {interval['hi']}] (width {interval['width']:.2e})"))
-    return 0 if report["all_hold"] else 1
-
-
-def _schedule(text: str) -> object:
-    try:
-        return parse_schedule(text)
-    except AdmmcheckError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
+def _flags(args: argparse.Namespace) -> dict[str, object]:
+    """The configuration fields the user typed (and the positional choice)."""
+    return {name: value for name, value in vars(args).items() if name not in OUTPUT_FLAGS}
 
 
 def _command_verify(args: argparse.Namespace) -> int:
     results, findings = [], []
     for case in default_problems():
         results.extend(verify_case(case, iterations=args.iterations))
-        findings.append(paper_schedule_finding(case))
+        findings.append(paper_schedule_finding(case, short=args.iterations, long=5 * args.iterations))
     failed = sum(not r.passed for r in results)
     if args.json:
-        print(json.dumps({
+        print(to_json({
             "checks": [r.as_dict() for r in results],
             "findings": [vars(f) | {"stalls": f.stalls} for f in findings],
             "passed": len(results) - failed,
@@ -192,82 +209,126 @@ def _command_verify(args: argparse.Namespace) -> int:
                 f"(max eta {f.max_penalty_long:.1e}): {state}"
             )
         print(f"\n{len(results) - failed} passed, {failed} failed")
-    return 1 if failed else 0
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
 
 
 def _command_run(args: argparse.Namespace) -> int:
-    config = RunConfig(
-        algorithm=args.algorithm, eta=args.eta, theta=args.theta, growth=args.growth, gamma=args.gamma,
-        **_setting(args),
-    )
+    config = config_from_flags(RunConfig, _flags(args))
     summary = execute(config, export_problem=args.export_problem).summary()
     if args.json:
-        print(json.dumps(summary))
+        print(to_json(summary))
     else:
         for key in ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error", "wall_time_s"):
             print(f"{key:<16} {summary[key]}")
-    return 0
+    return EXIT_OK
 
 
 def _command_bound(args: argparse.Namespace) -> int:
-    config = BoundConfig(
-        mechanism=args.mechanism, eta=args.eta, theta=args.theta, alpha=args.alpha, c1=args.c1, **_setting(args)
-    )
+    config = config_from_flags(BoundConfig, _flags(args))
     bound, setting = evaluate_bound(config)
+    parameters = {"eta": describe_schedule(config.eta), "alpha": describe_schedule(config.alpha), "c1": config.c1}
+    if config.mechanism == "pp":
+        parameters["theta"] = config.theta
     summary = bound.summary() | {
-        "mechanism": args.mechanism,
-        "iterations": args.iterations,
+        "mechanism": config.mechanism,
+        "iterations": config.iterations,
+        "parameters": parameters,
         "setting": {
-            "dataset": args.dataset, "graph": args.graph, "sizes": list(setting.sizes),
+            "dataset": config.dataset, "graph": config.graph, "sizes": list(setting.sizes),
             "degrees": list(setting.degrees), "C": setting.C, "rho": setting.rho,
             "max_feature_norm": setting.max_feature_norm, "c1": setting.c1,
         },
     }
     if args.json:
-        print(json.dumps(summary, allow_nan=False))
+        print(to_json(summary))
     else:
-        print(f"{bound.theorem}: beta = {summary['beta'] if bound.holds else 'refused'}")
+        beta = summary["beta"]
+        shown = "refused" if beta is None else "inf (no noise: no finite guarantee)" if beta == float("inf") else beta
+        print(f"{bound.theorem}: beta = {shown}")
         print(f"  formula value max_i sum = {summary['formula_value']}; per node: "
               + ", ".join(str(v) for v in summary["per_node"]))
         for name, ok in bound.preconditions.items():
             print(f"  {'holds' if ok else 'FAILS':<6} {name}")
-    return 0 if bound.holds else 1
+    return EXIT_OK if bound.holds else EXIT_CHECK_FAILED
+
+
+def _command_conditions(args: argparse.Namespace) -> int:
+    config = config_from_flags(ConditionsConfig, _flags(args))
+    report = evaluate_conditions(config, show_progress=not args.json or sys.stderr.isatty())
+    if args.json:
+        print(to_json(report))
+    else:
+        print(f"{report['theorem']} on {report['graph']}: {report['parameters']}")
+        for check in report["conditions"]:
+            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
+            where = f" (t={check['t']})" if "t" in check else ""
+            print(f"  {verdict:<9} {check['name']}{where}")
+            if "stopped" in check:
+                print(f"            {check['stopped']}; every t in {check['checked_t']} holds")
+        if "gamma_interval" in report:
+            interval = report["gamma_interval"]
+            if interval is not None:
+                note = "" if report["complete"] else " -- time budget ran out: best certified bracket so far"
+                print(f"  minimal gamma: in [{interval['lo']}, {interval['hi']}] (width {interval['width']:.2e}){note}")
+            elif report["complete"]:
+                print("  minimal gamma: none: no gamma >= 0 satisfies the conditions")
+            else:
+                print("  minimal gamma: not found before the time budget ran out (no verdict; raise --max-time)")
+    return {"pass": EXIT_OK, "fail": EXIT_CHECK_FAILED, "incomplete": EXIT_INCOMPLETE}[report["status"]]
 
 
 def _command_experiment(args: argparse.Namespace) -> int:
-    config = ExperimentConfig(name=args.name, runs=args.runs, **_setting(args))
+    config = config_from_flags(ExperimentConfig, _flags(args))
     experiment, paths = execute_experiment(config, args.out)
     summary = experiment.summary() | {"files": {kind: str(path) for kind, path in paths.items()}}
     if args.json:
-        print(json.dumps(summary))
+        print(to_json(summary))
     else:
         print(f"{'panel':<16} {'setting':<34} {'L_mean(T)':>10} {'L_range(T)':>10} {'P(T)':>8}")
         for row in summary["settings"]:
             print(f"{row['panel']:<16} {row['label']:<34} {row['L_mean_T']:>10.4f} "
                   f"{row['L_range_T']:>10.4f} {row['P_T']:>8.4f}")
         print("written: " + ", ".join(summary["files"].values()))
-    return 0
+    return EXIT_OK
+
+
+COMMANDS = {
+    "verify": _command_verify, "run": _command_run, "bound": _command_bound,
+    "conditions": _command_conditions, "experiment": _command_experiment,
+}
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"admmcheck: warning: {message}", file=sys.stderr)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``admmcheck`` console script."""
-    args = _parser().parse_args(argv)
+    """Entry point of the ``admmcheck`` console script; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: --help, --version (0) or a bad flag (2, message printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_INVALID_INPUT
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("default")
             # CVXPY warns about inaccurate solutions; the oracle decides on them itself.
             warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-            if args.command == "verify":
-                return _command_verify(args)
-            if args.command == "bound":
-                return _command_bound(args)
-            if args.command == "conditions":
-                return _command_conditions(args)
-            if args.command == "experiment":
-                return _command_experiment(args)
-            return _command_run(args)
+            warnings.showwarning = _show_warning
+            return COMMANDS[args.command](args)
     except AdmmcheckError as exc:
         print(f"admmcheck: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_INVALID_INPUT
+    except KeyboardInterrupt:
+        print("admmcheck: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: never a bare traceback unless asked for
+        if args.debug:
+            traceback.print_exc()
+        else:
+            print(f"admmcheck: internal error: {type(exc).__name__}: {exc}\n"
+                  "This is a bug in admmcheck; please report it with the command line "
+                  "(rerun with --debug for the traceback).", file=sys.stderr)
+        return EXIT_BUG
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ rows with ||x||_2 <= 1.
 from __future__ import annotations
 
 import csv
+import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -118,9 +119,19 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InvalidDataset(f"cannot read the Adult file {path} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidDataset(
+            f"{path} is not a text CSV file (byte {exc.start} is not UTF-8); pass the official adult.data/adult.test"
+        ) from None
+    if "\0" in text:
+        raise InvalidDataset(f"{path} holds NUL bytes, so it is not a CSV file; pass the official adult.data/adult.test")
     rows: list[list[str]] = []
     dropped = 0
-    with path.open(newline="") as handle:
+    with io.StringIO(text, newline="") as handle:
         for line_number, record in enumerate(csv.reader(handle), start=1):
             fields = [field.strip() for field in record]
             if not fields or all(field == "" for field in fields):

@@ -27,9 +27,21 @@ class InvalidConfiguration(AdmmcheckError, ValueError):
     """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid."""
 
 
+class InvalidFormula(InvalidConfiguration):
+    """A number or schedule formula cannot be read, or has a non-finite or non-positive value."""
+
+
+class OutputError(AdmmcheckError, OSError):
+    """An output file or folder cannot be written (missing folder, a file in the way, no permission)."""
+
+
 class SolverError(AdmmcheckError, RuntimeError):
     """A numerical solver failed or returned an inaccurate status."""
 
 
 class PreconditionError(AdmmcheckError, ValueError):
     """A theorem's bound was requested where its preconditions do not hold."""
+
+
+class TheoremConditionWarning(UserWarning):
+    """A run goes ahead outside the conditions of the theorem that guarantees it (named in the message)."""

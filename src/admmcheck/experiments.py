@@ -14,7 +14,7 @@ at equal claimed privacy. :func:`save_experiment` writes JSON, CSV and a figure.
 from __future__ import annotations
 
 import csv
-import json
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -25,6 +25,7 @@ from admmcheck.algorithms.pp import run_dvp, run_pp
 from admmcheck.algorithms.private_radmm import run_private_radmm
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
+from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_alpha_for_target, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, trial_seeds
@@ -180,8 +181,7 @@ def run_experiment(name: str, problem: ConsensusProblem, network: Network, **opt
 def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, Path]:
     """Write ``NAME.json`` (summary and curves), ``NAME.csv`` (one row per setting and t)
     and ``NAME.png`` (L_mean with L_range bars, and P(t), per panel) into ``directory``."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(directory, "--out")
     paths = {kind: out / f"{experiment.name}.{kind}" for kind in ("json", "csv", "png")}
     document = experiment.summary() | {
         "curves": [
@@ -190,14 +190,15 @@ def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, 
             for c in experiment.curves
         ]
     }
-    paths["json"].write_text(json.dumps(document, indent=1))
-    with paths["csv"].open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P"])
-        for c in experiment.curves:
-            for t in range(len(c.loss_mean)):
-                privacy = c.privacy[t - 1] if t > 0 else 0.0
-                writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy])
+    write_text_atomic(paths["json"], to_json(document, indent=1))
+    rows = io.StringIO()
+    writer = csv.writer(rows)
+    writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P"])
+    for c in experiment.curves:
+        for t in range(len(c.loss_mean)):
+            privacy = c.privacy[t - 1] if t > 0 else 0.0
+            writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy])
+    write_text_atomic(paths["csv"], rows.getvalue())
     _plot(experiment, paths["png"])
     return paths
 
@@ -225,5 +226,5 @@ def _plot(experiment: Experiment, path: Path) -> None:
         accuracy.legend(fontsize=8)
         privacy.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    write_atomic(path, lambda stream: figure.savefig(stream, format="png", dpi=110))
     plt.close(figure)

@@ -7,21 +7,25 @@ returns everything a report needs. No argument parsing or printing happens here.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
 from admmcheck.datasets import dataset_by_name, make_problem
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.experiments import EXPERIMENTS, Experiment, run_experiment, save_experiment
 from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
+from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
+from admmcheck.schedules import GeometricSchedule, ScheduleLike, describe_schedule, schedule_table
+from admmcheck.validation import non_negative_int, positive_int, real
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
 
@@ -49,8 +53,18 @@ class ProblemSetting:
     samples: int = 250
     dim: int = 10
 
+    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
+        "samples": ("dataset", ("synthetic",)),
+        "dim": ("dataset", ("synthetic",)),
+    }
+
     def __post_init__(self) -> None:
         _require_choice("graph", self.graph, GRAPH_KINDS)
+        non_negative_int("--seed", self.seed)
+        for name in ("nodes", "iterations", "samples", "dim"):
+            positive_int(f"--{name}", getattr(self, name))
+        real("--C", self.C)
+        real("--rho", self.rho)
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(ProblemSetting))
@@ -70,6 +84,13 @@ class RunConfig(ProblemSetting):
     theta: float = 0.5
     growth: tuple[float, ...] = (1.0,)
     gamma: float = 0.5
+
+    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
+        "theta": ("algorithm", ("madmm",)),
+        "growth": ("algorithm", ("madmm",)),
+        "gamma": ("algorithm", ("radmm",)),
+    }
+    FLAG_NAMES: ClassVar[dict[str, str]] = {"algorithm": "ALGO"}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -149,12 +170,29 @@ def run_reference_algorithm(
         return run_admm_edge(problem, network, eta=config.eta[0], **common)
     if config.algorithm == "madmm":
         schedule = GeometricSchedule(initial=config.eta, growth=config.growth)
+        warn_outside_theorem_31(config.eta, config.growth, config.theta)
         return run_madmm(problem, network, penalty=schedule, theta=config.theta, **common)
     return run_radmm(problem, network, eta=config.eta[0], gamma=config.gamma, **common)
 
 
+def warn_outside_theorem_31(eta: tuple[float, ...], growth: tuple[float, ...], theta: float) -> None:
+    """Warn (:class:`TheoremConditionWarning`) when eta_i(t) = eta_i q_i^(t-1) breaks Theorem 3.1's
+    eta_i(t+1) >= eta_i(t) >= theta: the run goes ahead, but nothing guarantees convergence."""
+    if min(eta) < theta:
+        warnings.warn(TheoremConditionWarning(
+            f"M-ADMM runs outside Theorem 3.1: eta_i(1) = {min(eta):g} < theta = {theta:g} "
+            "(the theorem needs eta_i(t) >= theta); convergence is not guaranteed"), stacklevel=2)
+    if min(growth) < 1:
+        warnings.warn(TheoremConditionWarning(
+            f"M-ADMM runs outside Theorem 3.1: growth q_i = {min(growth):g} < 1 makes eta_i(t) decrease "
+            "(the theorem needs eta_i(t+1) >= eta_i(t)) and eventually fall below theta; "
+            "convergence is not guaranteed"), stacklevel=2)
+
+
 def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
     """Build, optionally export, solve centrally and run; see :class:`RunConfig`."""
+    if export_problem is not None:
+        export_problem = output_file(export_problem, "--export-problem")  # fail before the work
     problem, network = build_problem(config)
     if export_problem is not None:
         problem.save_npz(export_problem, adjacency=network.adjacency)
@@ -181,6 +219,11 @@ class BoundConfig(ProblemSetting):
     theta: float = 0.5
     alpha: ScheduleLike = 5.0
     c1: float = 0.25
+
+    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
+        "theta": ("mechanism", ("pp",)),
+    }
+    FLAG_NAMES: ClassVar[dict[str, str]] = {"mechanism": "MECHANISM"}
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -214,6 +257,7 @@ class ExperimentConfig(ProblemSetting):
 
 def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
     """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
+    output_folder(out, "--out")  # fail before the work, not after it
     problem, network = build_problem(config)
     experiment = run_experiment(
         config.name, problem, network, iterations=config.iterations, runs=config.runs, seed=config.seed

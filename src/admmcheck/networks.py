@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -108,15 +109,66 @@ def network_from_graph(graph: nx.Graph, name: str = "custom") -> Network:
             f"the graph is disconnected: {len(components)} components {shown}{more}; "
             "the papers require a connected network, add edges joining the components"
         )
-    labels = tuple(sorted(graph.nodes, key=repr))
+    labels = tuple(sorted(graph.nodes, key=_label_order))
     adjacency = nx.to_numpy_array(graph, nodelist=list(labels), weight=None, dtype=np.int64)
     adjacency.setflags(write=False)
     return Network(adjacency=adjacency, labels=labels, name=name)
 
 
+def _label_order(label: object) -> tuple[int, object]:
+    """Integers in numeric order (2 before 10), then anything else by repr."""
+    if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
+        return (0, int(label))
+    return (1, repr(label))
+
+
+def network_from_edge_list(path: str | Path) -> Network:
+    """Read an edge-list file: one edge "i j" per line, i and j non-negative integer node labels.
+
+    Blank lines and text after ``#`` are ignored. Every anticipated problem (missing,
+    unreadable or binary file, a line without exactly two integer labels, a self-loop, an
+    edge listed twice, a disconnected graph) is an :class:`InvalidNetwork` naming the file
+    and line. Node k of the network is the k-th smallest label.
+    """
+    file = Path(path)
+    if not file.exists():
+        raise InvalidNetwork(f"edge-list file {file} does not exist; check the path")
+    if not file.is_file():
+        raise InvalidNetwork(f"{file} is not a file; pass an edge-list file with one edge 'i j' per line")
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise InvalidNetwork(f"cannot read the edge-list file {file} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidNetwork(
+            f"{file} is not a text edge list (byte {exc.start} is not UTF-8); write one edge 'i j' per line"
+        ) from None
+    graph = nx.Graph()
+    seen: dict[tuple[int, int], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        tokens = line.split("#", 1)[0].split()
+        if not tokens:
+            continue
+        if len(tokens) != 2 or not all(token.isascii() and token.isdigit() for token in tokens):
+            raise InvalidNetwork(
+                f"{file}:{number}: expected two non-negative integer node labels 'i j', got {line.strip()[:60]!r}"
+            )
+        i, j = int(tokens[0]), int(tokens[1])
+        if i == j:
+            raise InvalidNetwork(f"{file}:{number}: self-loop {i} {j}; the networks have no self-loops")
+        edge = (min(i, j), max(i, j))
+        if edge in seen:
+            raise InvalidNetwork(f"{file}:{number}: the edge {i} {j} is already listed on line {seen[edge]}")
+        seen[edge] = number
+        graph.add_edge(i, j)
+    if not seen:
+        raise InvalidNetwork(f"{file} lists no edges; write one edge 'i j' per line")
+    return network_from_graph(graph, name=file.name)
+
+
 def _require_nodes(kind: str, nodes: int, minimum: int) -> None:
     if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or nodes < minimum:
-        raise InvalidNetwork(f"a {kind} network needs an integer nodes >= {minimum}, got {nodes!r}")
+        raise InvalidNetwork(f"a {kind} network needs an integer number of nodes >= {minimum}, got {nodes!r}")
 
 
 def ring(nodes: int) -> Network:

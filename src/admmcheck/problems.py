@@ -28,6 +28,7 @@ import numpy as np
 from scipy.special import expit, log_expit
 
 from admmcheck.errors import InvalidProblem
+from admmcheck.output import write_atomic
 
 # Rows may exceed the unit ball by rounding after a normalisation; nothing larger passes.
 NORM_SLACK = 1e-12
@@ -332,10 +333,7 @@ class ConsensusProblem:
             arrays[f"y_{i}"] = y
         if adjacency is not None:
             arrays["adjacency"] = np.asarray(adjacency)
-        path = Path(path)
-        with path.open("wb") as handle:
-            np.savez(handle, **arrays)
-        return path
+        return write_atomic(path, lambda stream: np.savez(stream, **arrays))
 
 
 def load_problem_npz(path: str | Path) -> tuple[ConsensusProblem, np.ndarray | None]:

@@ -6,12 +6,14 @@ used in iteration t (t = 1..T), e.g. eta_i(t) in eq. (10) of the M-ADMM paper.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Sequence, Union
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.errors import InvalidConfiguration, InvalidFormula
+from admmcheck.formulas import parse_formula, parse_number, split_top_level
 
 
 def _per_node(name: str, value: float | Sequence[float], nodes: int) -> np.ndarray:
@@ -47,52 +49,63 @@ class GeometricSchedule:
 class ExpressionSchedule:
     """A schedule written as a formula in ``t`` (iteration, 1-based) and ``i`` (node, 1-based).
 
-    Example: ``"0.5*1.1^(t-1)"`` is eta(t) = 0.5 * 1.1^(t-1) for every node. Parsed by
-    sympy (``^`` means power); ``k`` is accepted for ``t`` (R-ADMM counts its odd
-    iterations k = 1..K); any other free symbol is an error.
+    Example: ``"0.5*1.1^(t-1)"`` is eta(t) = 0.5 * 1.1^(t-1) for every node. Read by the
+    safe grammar of :mod:`admmcheck.formulas` (never evaluated as Python); ``^`` means
+    power and ``k`` is accepted for ``t`` (R-ADMM counts its odd iterations k = 1..K).
     """
 
     text: str
 
     def __post_init__(self) -> None:
-        self._function()  # fail at construction, with the message below
+        object.__setattr__(self, "_formula", parse_formula(self.text))  # fail at construction
 
-    def _function(self):
-        import sympy
-
-        t, i = sympy.symbols("t i")
-        try:
-            expression = sympy.sympify(self.text, locals={"t": t, "i": i, "k": t})
-        except (sympy.SympifyError, SyntaxError, TypeError) as exc:
-            raise InvalidConfiguration(
-                f"cannot read the schedule {self.text!r}; write a number, a comma-separated "
-                "list (one per node) or a formula in t and i such as 0.5*1.1^(t-1)"
-            ) from exc
-        unknown = {str(s) for s in getattr(expression, "free_symbols", set())} - {"t", "i"}
-        if unknown:
-            raise InvalidConfiguration(
-                f"the schedule {self.text!r} uses {', '.join(sorted(unknown))}; only t (iteration) "
-                "and i (node), both counted from 1, are allowed"
-            )
-        return sympy.lambdify((t, i), expression, "numpy")
-
-    def table(self, iterations: int, nodes: int) -> np.ndarray:
-        """Return the (T, N) table of values for t = 1..T and i = 1..N."""
-        t = np.arange(1, iterations + 1, dtype=np.float64)[:, None]
-        i = np.arange(1, nodes + 1, dtype=np.float64)[None, :]
-        with np.errstate(all="ignore"):
-            values = self._function()(t, i)
-        return np.broadcast_to(np.asarray(values, dtype=np.float64), (iterations, nodes)).copy()
+    def table(self, iterations: int, nodes: int, name: str = "schedule") -> np.ndarray:
+        """Return the (T, N) table of values for t = 1..T and i = 1..N (finite and positive)."""
+        return self._formula.values(iterations, nodes, name)
 
 
-def parse_schedule(text: str) -> "ScheduleLike":
-    """Read a command-line schedule: a number, comma-separated per-node values, or a formula."""
-    parts = [part.strip() for part in text.split(",")]
-    try:
-        values = tuple(float(part) for part in parts)
-    except ValueError:
-        return ExpressionSchedule(text)
-    return values[0] if len(values) == 1 else values
+def parse_schedule(text: str, allow_infinite: bool = False) -> "ScheduleLike":
+    """Read a command-line schedule: a number, comma-separated per-node values, or a formula.
+
+    Per-node values may be constant formulas ("1/3, 0.5"). ``inf`` (alone, or as one
+    per-node value) is accepted only with ``allow_infinite`` (alpha: no noise).
+    """
+    parts = split_top_level(text)
+    if len(parts) == 1 and not _is_infinity(parts[0]):
+        formula = parse_formula(parts[0])
+        if formula.variables:
+            return ExpressionSchedule(parts[0])
+    values = []
+    for part in parts:
+        if _is_infinity(part):
+            if not allow_infinite:
+                raise InvalidFormula(f"{text!r}: inf is allowed only for the noise parameter alpha (no noise)")
+            values.append(math.inf)
+        else:
+            values.append(parse_positive(part))
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def parse_positive(text: str) -> float:
+    """A finite positive float from a number or constant formula (schedule entries, step sizes)."""
+    value = parse_number(text)
+    if value <= 0:
+        raise InvalidFormula(f"{text!r} = {value!r} must be positive")
+    return value
+
+
+def describe_schedule(schedule: "ScheduleLike") -> object:
+    """A JSON-ready description of ``schedule``: a number, a list, a formula's text or a dict."""
+    if isinstance(schedule, ExpressionSchedule):
+        return schedule.text
+    if isinstance(schedule, GeometricSchedule):
+        return {"initial": schedule.initial, "growth": schedule.growth}
+    array = np.asarray(schedule, dtype=np.float64)
+    return float(array) if array.ndim == 0 else array.tolist()
+
+
+def _is_infinity(text: str) -> bool:
+    return text.strip().lower() in ("inf", "+inf", "infinity", "∞")
 
 
 ScheduleLike = Union[float, Sequence[float], np.ndarray, GeometricSchedule, ExpressionSchedule]
@@ -113,7 +126,9 @@ def schedule_table(
     finite unless ``allow_infinite`` (used for noise parameters alpha, where +inf means
     "no noise").
     """
-    if isinstance(schedule, (GeometricSchedule, ExpressionSchedule)):
+    if isinstance(schedule, ExpressionSchedule):
+        table = schedule.table(iterations, nodes, name)
+    elif isinstance(schedule, GeometricSchedule):
         table = schedule.table(iterations, nodes)
     else:
         array = np.asarray(schedule, dtype=np.float64)
@@ -127,8 +142,12 @@ def schedule_table(
                 f"({nodes},), or a table ({iterations}, {nodes}) for t = 1..T"
             )
     finite = np.isfinite(table) | (allow_infinite & np.isposinf(table))
-    if not np.all(finite) or np.any(table <= 0):
+    bad = ~finite | ~(table > 0)
+    if np.any(bad):
+        row, col = (int(v) for v in np.argwhere(bad)[0])
         kind = "positive (inf = no noise)" if allow_infinite else "finite and positive"
-        raise InvalidConfiguration(f"{name} must be {kind} in every iteration")
+        raise InvalidConfiguration(
+            f"{name} must be {kind} in every iteration; it is {table[row, col]!r} at t={row + 1}, i={col + 1}"
+        )
     table.setflags(write=False)
     return table

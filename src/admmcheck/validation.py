@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import MISSING, fields
+from typing import Mapping, TypeVar
 
 import numpy as np
 
 from admmcheck.errors import InvalidConfiguration
+
+Config = TypeVar("Config")
 
 
 def positive_int(name: str, value: object) -> int:
@@ -26,3 +30,34 @@ def real(name: str, value: object, minimum: float = 0.0, strict: bool = True) ->
         bound = ">" if strict else ">="
         raise InvalidConfiguration(f"{name}={value!r} must be finite and {bound} {minimum:g}")
     return value
+
+
+def non_negative_int(name: str, value: object) -> int:
+    """Return ``value`` as an int >= 0 (seeds) or raise :class:`InvalidConfiguration`."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InvalidConfiguration(f"{name}={value!r} must be a non-negative integer")
+    return int(value)
+
+
+def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
+    """``cls(**flags)`` for the flags a user gave, refusing those that do not apply.
+
+    ``cls.ONLY_FOR`` maps a field to ``(selector, values)``: the field applies only when the
+    selector field (given or default) is one of ``values``; ``cls.FLAG_NAMES`` maps fields to
+    the flag spelling used in messages (default ``--field-name``).
+    """
+    only_for: Mapping[str, tuple[str, tuple[str, ...]]] = getattr(cls, "ONLY_FOR", {})
+    names: Mapping[str, str] = getattr(cls, "FLAG_NAMES", {})
+    defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+    for name in flags:
+        if name not in only_for:
+            continue
+        selector, allowed = only_for[name]
+        value = flags.get(selector, defaults.get(selector))
+        if value not in allowed:
+            flag = names.get(name, "--" + name.replace("_", "-"))
+            where = names.get(selector, "--" + selector.replace("_", "-"))
+            raise InvalidConfiguration(
+                f"{flag} does not apply to {value}: it is used only with {where} {' or '.join(allowed)}; remove it"
+            )
+    return cls(**flags)

@@ -33,6 +33,7 @@ import numpy as np
 import sympy
 
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.formulas import parse_rational
 
 RationalMatrix = tuple[tuple[Fraction, ...], ...]
 MatrixLike = Union[sympy.MatrixBase, np.ndarray, Sequence[Sequence[object]]]
@@ -72,12 +73,7 @@ def to_fraction(value: object) -> Fraction:
             raise InvalidConfiguration(f"expected a finite number, got {value!r}")
         return Fraction(float(value))
     if isinstance(value, str):
-        try:
-            return Fraction(value.strip())
-        except (ValueError, ZeroDivisionError):
-            raise InvalidConfiguration(
-                f"cannot read {value!r} as a rational number; write it like 1/5, 0.2 or 3"
-            ) from None
+        return parse_rational(value)  # the safe grammar of admmcheck.formulas: 1/5, 0.2, 2^-3
     raise InvalidConfiguration(f"expected a rational number, got {type(value).__name__} {value!r}")
 
 

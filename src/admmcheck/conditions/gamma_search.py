@@ -18,14 +18,17 @@ only change where det C(γ) = 0 (eigenvalues are continuous in γ), so:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Sequence
 
 import sympy
+from sympy.polys.matrices import DomainMatrix
 
 from admmcheck.conditions.certificates import Certificate, decide_positive, rational_matrix, to_fraction
 from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25, condition_names
+from admmcheck.progress import UNLIMITED, Budget
 
 DEFAULT_WIDTH = Fraction(1, 10**6)
 MatrixOfGamma = Callable[[object], sympy.Matrix]
@@ -55,6 +58,9 @@ class GammaSearch:
     ``interval`` is ``(lo, hi)`` with the minimal γ in ``[lo, hi]`` (None if no γ >= 0 works);
     ``roots`` are isolating intervals of the determinants' roots on [0, ∞) and
     ``gap_samples`` the verdict at one point of every root-free gap between them.
+    ``complete`` is False when the time budget ran out: ``interval`` is then the best
+    certified bracket reached (wider than asked), or None when no γ was found to hold yet,
+    which is not a proof that none exists.
     """
 
     interval: tuple[Fraction, Fraction] | None
@@ -64,9 +70,11 @@ class GammaSearch:
     gap_samples: tuple[tuple[Fraction, bool], ...] = ()
     determinants: dict[str, str] = field(default_factory=dict)
     no_gamma_certificate: UniformWitness | dict[str, object] | None = None
+    complete: bool = True
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
+            "complete": self.complete,
             "gamma_interval": None
             if self.interval is None
             else {"lo": str(self.interval[0]), "hi": str(self.interval[1]),
@@ -79,7 +87,7 @@ class GammaSearch:
         if self.interval is not None:
             out["fails_at_lo"] = {k: c.as_dict() for k, c in self.fails_at_lo.items()}
             out["holds_at_hi"] = {k: c.as_dict() for k, c in self.holds_at_hi.items()}
-        else:
+        elif self.complete:
             cert = self.no_gamma_certificate
             out["no_gamma_certificate"] = cert.as_dict() if isinstance(cert, UniformWitness) else cert
         return out
@@ -99,6 +107,17 @@ def _cleared_symmetric(matrix: sympy.Matrix) -> tuple[sympy.Matrix, sympy.Expr]:
         denominator = -denominator
     cleared = sympy.Matrix(sym.shape[0], sym.shape[1], [sympy.cancel(num * denominator / den) for num, den in entries])
     return cleared, denominator
+
+
+def polynomial_determinant(matrix: sympy.Matrix) -> sympy.Poly:
+    """det of a matrix with polynomial entries in γ, exactly, as a Poly in γ.
+
+    Computed over the domain QQ[γ] (fraction-free elimination); sympy's generic
+    ``Matrix.det`` swells expressions and took minutes on a 10-node ring.
+    """
+    ring = sympy.QQ[GAMMA]
+    determinant = DomainMatrix.from_Matrix(matrix).convert_to(ring).det()
+    return sympy.Poly(ring.to_sympy(determinant), GAMMA)
 
 
 def _nonpositive_on_halfline(expr: sympy.Expr) -> bool:
@@ -144,17 +163,22 @@ def minimal_gamma(
     big_l: object = 2,
     mu: object = 2,
     width: Fraction = DEFAULT_WIDTH,
+    budget: Budget = UNLIMITED,
 ) -> GammaSearch:
-    """The certified minimal γ >= 0 for Theorem III.1's conditions (L = μ = 2: (26)-(27))."""
+    """The certified minimal γ >= 0 for Theorem III.1's conditions (L = μ = 2: (26)-(27)).
+
+    ``budget`` bounds the wall-clock time (checked between exact steps) and shows progress;
+    when it runs out the result has ``complete=False`` and the best bracket so far.
+    """
     first, second = condition_names(big_l, mu)
     builders: dict[str, MatrixOfGamma] = {
         first: lambda g: condition_24(setting, g, big_l, mu),
         second: lambda g: condition_25(setting, g, big_l, mu),
     }
     determinants: dict[str, sympy.Poly] = {}
-    for name, build in builders.items():
+    for name, build in budget.steps(builders.items(), "gamma search: determinants", total=len(builders)):
         cleared, _ = _cleared_symmetric(build(GAMMA))
-        determinants[name] = sympy.Poly(cleared.det(method="berkowitz"), GAMMA)
+        determinants[name] = polynomial_determinant(cleared)
     product = sympy.Poly(1, GAMMA)
     for det in determinants.values():
         product = product * det
@@ -166,13 +190,18 @@ def minimal_gamma(
         samples = _gaps(roots, product)
         if any(product.eval(sympy.Rational(g.numerator, g.denominator)) == 0 for g in samples):
             raise ArithmeticError("a gap sample hit a root; the isolating intervals touch")
+    dets = {name: str(det.as_expr()) for name, det in determinants.items()}
 
     def decide(gamma: Fraction) -> dict[str, Certificate]:
         return {name: decide_positive(rational_matrix(build(gamma)), strict=True) for name, build in builders.items()}
 
-    verdicts = [(g, decide(g)) for g in samples]
-    gap_samples = tuple((g, all(c.holds for c in certs.values())) for g, certs in verdicts)
-    dets = {name: str(det.as_expr()) for name, det in determinants.items()}
+    verdicts: list[tuple[Fraction, dict[str, Certificate]]] = []
+    for g in budget.steps(samples, "gamma search: one check per gap between roots"):
+        if budget.expired():
+            return GammaSearch(None, roots=tuple(roots), gap_samples=_holding(verdicts), determinants=dets,
+                               complete=False)
+        verdicts.append((g, decide(g)))
+    gap_samples = _holding(verdicts)
     first = next((k for k, (_, ok) in enumerate(gap_samples) if ok), None)
     if first is None:
         return GammaSearch(None, roots=tuple(roots), gap_samples=gap_samples, determinants=dets,
@@ -185,15 +214,24 @@ def minimal_gamma(
     if root is not None and root[0] == root[1]:
         lo = root[0]  # a rational root: the minimal γ is exactly this value
     lo_certs, hi_certs = decide(lo), verdicts[first][1]
-    while hi - lo > width:  # bisection on exact checks
-        mid = (lo + hi) / 2
+    halvings = max(0, math.ceil(math.log2((hi - lo) / width))) if hi - lo > width else 0
+    complete = True
+    for _ in budget.steps(range(halvings), "gamma search: bisection", total=halvings):
+        if budget.expired():
+            complete = False
+            break
+        mid = (lo + hi) / 2  # bisection on exact checks
         certs = decide(mid)
         if all(c.holds for c in certs.values()):
             hi, hi_certs = mid, certs
         else:
             lo, lo_certs = mid, certs
     failing = {k: c for k, c in lo_certs.items() if not c.holds}
-    return GammaSearch((lo, hi), failing, hi_certs, tuple(roots), gap_samples, dets)
+    return GammaSearch((lo, hi), failing, hi_certs, tuple(roots), gap_samples, dets, complete=complete)
+
+
+def _holding(verdicts: Sequence[tuple[Fraction, dict[str, Certificate]]]) -> tuple[tuple[Fraction, bool], ...]:
+    return tuple((g, all(c.holds for c in certs.values())) for g, certs in verdicts)
 
 
 def _no_gamma_certificate(

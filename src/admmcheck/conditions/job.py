@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-import networkx as nx
+from typing import ClassVar
 
 from admmcheck.conditions.certificates import to_fraction
 from admmcheck.conditions.constants import LocalConstants, local_constants
@@ -16,23 +15,27 @@ from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks, theorem_
 from admmcheck.conditions.radmm import RadmmSetting, radmm_conditions
 from admmcheck.datasets import dataset_by_name, make_problem
 from admmcheck.errors import InvalidConfiguration, InvalidNetwork
-from admmcheck.networks import Network, network_by_name, network_from_graph
+from admmcheck.networks import Network, network_by_name, network_from_edge_list
+from admmcheck.progress import Budget
+from admmcheck.validation import non_negative_int, positive_int, real
 
 THEOREMS = ("madmm", "radmm")
+EXACT_GRAPH_KINDS = ("ring", "path", "star", "complete")
 
 
 def network_from_spec(spec: str) -> Network:
     """``kind:N`` (ring, path, star, complete) or the path of an edge-list file ("i j" per line)."""
-    kind, _, size = spec.partition(":")
-    if kind in ("ring", "path", "star", "complete") and size:
-        try:
-            return network_by_name(kind, int(size))
-        except ValueError:
-            raise InvalidNetwork(f"--graph {spec!r}: the node count must be an integer, e.g. ring:5") from None
-    path = Path(spec)
-    if not path.is_file():
-        raise InvalidNetwork(f"--graph {spec!r} is neither ring:N, path:N, star:N, complete:N nor an edge-list file")
-    return network_from_graph(nx.read_edgelist(path, nodetype=str), name=path.name)
+    kind, colon, size = spec.partition(":")
+    if kind in EXACT_GRAPH_KINDS and colon:
+        if not (size.isascii() and size.isdigit()):
+            raise InvalidNetwork(f"--graph {spec!r}: the node count must be a whole number, e.g. {kind}:5")
+        return network_by_name(kind, int(size))
+    if Path(spec).exists() or not colon:
+        return network_from_edge_list(spec)
+    raise InvalidNetwork(
+        f"--graph {spec!r}: unknown graph kind {kind!r} and no such file; "
+        f"use {', '.join(k + ':N' for k in EXACT_GRAPH_KINDS)} or the path of an edge-list file"
+    )
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,22 @@ class ConditionsConfig:
     at: int = 1
     horizon: int = 20
     find_gamma: bool = False
+    max_time: float | None = None
+
+    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
+        **{name: ("theorem", ("radmm",)) for name in ("gamma", "big_l", "find_gamma")},
+        **{name: ("theorem", ("madmm",)) for name in ("theta", "growth", "strong_convexity", "delta", "at", "horizon")},
+    }
+    FLAG_NAMES: ClassVar[dict[str, str]] = {"theorem": "THEOREM", "big_l": "--L"}
 
     def __post_init__(self) -> None:
         if self.theorem not in THEOREMS:
             raise InvalidConfiguration(f"theorem {self.theorem!r}: choose one of {', '.join(THEOREMS)}")
+        non_negative_int("--seed", self.seed)
+        positive_int("--at", self.at)
+        positive_int("--horizon", self.horizon)
+        if self.max_time is not None:
+            real("--max-time", self.max_time)
         if self.lipschitz is None and self.dataset is None:
             raise InvalidConfiguration("give --lipschitz M (rational, one or one per node) or --dataset NAME to compute M_i")
         if self.theorem == "madmm" and self.strong_convexity is None and self.dataset is None:
@@ -81,8 +96,14 @@ def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple
     return tuple(lipschitz), None if strong is None else tuple(strong), info
 
 
-def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:
-    """Every condition and proof claim of the theorem, decided exactly, as a JSON-ready dict."""
+def evaluate_conditions(config: ConditionsConfig, show_progress: bool = False) -> dict[str, object]:
+    """Every condition and proof claim of the theorem, decided exactly, as a JSON-ready dict.
+
+    ``status`` is "pass" (everything holds; with ``find_gamma``: a minimal γ was certified),
+    "fail" (something is refuted or undecided; with ``find_gamma``: no γ >= 0 works) or
+    "incomplete" (``max_time`` ran out first; what was certified so far is reported).
+    """
+    budget = Budget(config.max_time, show_progress)
     network = network_from_spec(config.graph)
     graph = exact_graph(network)
     lipschitz, strong, info = _constants(config, network)
@@ -95,10 +116,11 @@ def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:
         out["parameters"] = {"eta": str(setting.eta), "gamma": str(to_fraction(config.gamma)),
                              "M": [str(m) for m in setting.lipschitz], "L": config.big_l, "mu": config.mu}
         if config.find_gamma:
-            out.update(minimal_gamma(setting, config.big_l, config.mu).as_dict())
+            search = minimal_gamma(setting, config.big_l, config.mu, budget=budget)
+            out.update(search.as_dict())
     else:
         setting = MadmmSetting(graph, config.theta, config.eta, config.growth, strong, lipschitz)
-        checks = theorem_31_checks(setting, config.horizon) + theorem_32_checks(setting, config.at, config.delta, config.mu)
+        checks = theorem_31_checks(setting, config.horizon, budget) + theorem_32_checks(setting, config.at, config.delta, config.mu)
         out["parameters"] = {
             "theta": str(setting.theta), "eta1": [str(v) for v in setting.eta], "growth": [str(v) for v in setting.growth],
             "m": [str(v) for v in setting.strong_convexity], "M": [str(v) for v in setting.lipschitz],
@@ -107,4 +129,14 @@ def evaluate_conditions(config: ConditionsConfig) -> dict[str, object]:
     checks = graph_laplacian_checks(network)[:3] + checks  # the graph facts both proofs use
     out["conditions"] = [c.as_dict() for c in checks]
     out["all_hold"] = all(c.holds is True for c in checks)
+    if config.find_gamma:  # the question asked is the minimal γ; the checks at --gamma are context
+        out["status"] = ("incomplete" if not search.complete
+                         else "fail" if search.interval is None else "pass")
+    elif out["all_hold"]:
+        out["status"] = "pass"
+    elif any(c.holds is False for c in checks):
+        out["status"] = "fail"
+    else:
+        out["status"] = "incomplete" if budget.expired() else "fail"
+    out["elapsed_s"] = budget.elapsed
     return out

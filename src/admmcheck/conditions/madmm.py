@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+
 import sympy
 
 from admmcheck.conditions.certificates import decide_positive, rational_matrix, rationals_per_node, to_fraction
@@ -34,6 +35,7 @@ from admmcheck.conditions.intervals import (
     smallest_nonzero_singular_value,
 )
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.progress import UNLIMITED, Budget
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +58,14 @@ class MadmmSetting:
             raise InvalidConfiguration("eta_i(1) and the growth factors q_i must be > 0")
         if any(m <= 0 for m in self.strong_convexity) or any(m <= 0 for m in self.lipschitz):
             raise InvalidConfiguration("m_i and M_i must be > 0 (Assumption 3)")
+        above = [k + 1 for k, (m, big) in enumerate(zip(self.strong_convexity, self.lipschitz)) if m > big]
+        if above:
+            k = above[0] - 1
+            raise InvalidConfiguration(
+                f"--strong-convexity m_i = {self.strong_convexity[k]} exceeds --lipschitz M_i = {self.lipschitz[k]} "
+                f"at node {above[0]}; Assumption 3 needs m_i <= M_i (a function's strong convexity "
+                "cannot exceed its gradient's Lipschitz constant)"
+            )
 
     def penalties(self, t: int) -> tuple[Fraction, ...]:
         """η_i(t) = η_i(1) q_i^(t-1), t >= 1."""
@@ -82,20 +92,27 @@ def schedule_check(setting: MadmmSetting) -> ConditionCheck:
     )
 
 
-def _first_failure(name: str, statement: str, build, times: range) -> ConditionCheck:
-    """Check ``build(t) ⪰ 0`` for every t in ``times``; report the first failure (or the last t)."""
+def _first_failure(name: str, statement: str, build, times: range, budget: Budget) -> ConditionCheck:
+    """Check ``build(t) ⪰ 0`` for every t in ``times``; report the first failure (or the last t).
+
+    When ``budget`` runs out first, the verdict is None (undecided) and ``checked_t`` says
+    how far every t held.
+    """
     check = None
-    for t in times:
+    for t in budget.steps(times, name, total=len(times)):
+        if budget.expired():
+            return ConditionCheck(name, statement, None, details={
+                "checked_t": [times.start, t - 1], "stopped": f"time budget ran out before t={t}"})
         check = matrix_check(name, statement, build(t), strict=False, t=t, checked_t=[times.start, times.stop - 1])
         if not check.holds:
             return check
     return check
 
 
-def theorem_31_checks(setting: MadmmSetting, horizon: int) -> list[ConditionCheck]:
+def theorem_31_checks(setting: MadmmSetting, horizon: int, budget: Budget = UNLIMITED) -> list[ConditionCheck]:
     """Theorem 3.1's assumption and its proof's matrix claims for t = 1..horizon."""
     if horizon < 2:
-        raise InvalidConfiguration(f"horizon={horizon} must be >= 2")
+        raise InvalidConfiguration(f"--horizon {horizon} must be >= 2 (the claims compare t and t+1)")
     g, theta = setting.graph, _r(setting.theta)
     eye = sympy.eye(g.nodes)
     return [
@@ -105,18 +122,21 @@ def theorem_31_checks(setting: MadmmSetting, horizon: int) -> list[ConditionChec
             "quadratic form of (W(t+1) - θI)(D - A), used in (38)",
             lambda t: (setting.w(t + 1) - theta * eye) * g.laplacian,
             range(0 + 1, horizon),
+            budget,
         ),
         _first_failure(
             "App. B (41): (W(t+1) - W(t))(D+A) ⪰ 0",
             "quadratic form of (W(t+1) - W(t))(D + A), used in (41)",
             lambda t: (setting.w(t + 1) - setting.w(t)) * g.signless_laplacian,
             range(1, horizon),
+            budget,
         ),
         _first_failure(
             "App. B: W(t)(D+A) ⪰ 0",
             "||·||²_J(t) with J(t) = diag(I/θ, W(t)(D+A)) is a squared (semi)norm",
             lambda t: setting.w(t) * g.signless_laplacian,
             range(1, horizon + 1),
+            budget,
         ),
     ]
 
@@ -202,6 +222,8 @@ def _check_22(name: str, statement: str, setting: MadmmSetting, t: int, delta: I
 def theorem_32_checks(setting: MadmmSetting, t: int, delta: object, mu: object = 2) -> list[ConditionCheck]:
     """(21), (22) for the given δ at iteration t, the value of (23), and whether δ = (23)
     satisfies (21)-(22) as the theorem claims."""
+    if isinstance(t, bool) or not isinstance(t, int) or t < 1:
+        raise InvalidConfiguration(f"--at {t!r}: Theorem 3.2 is evaluated at an iteration t >= 1")
     delta, mu = to_fraction(delta), to_fraction(mu)
     if mu <= 1 or delta <= 0:
         raise InvalidConfiguration(f"Theorem 3.2 needs mu > 1 and delta > 0, got mu={mu}, delta={delta}")

@@ -136,22 +136,19 @@ class PrivacyBound:
         return float(np.max(self.per_node))
 
     def summary(self) -> dict[str, object]:
-        """JSON-able dict: theorem, beta, per-node sums, formula value and preconditions.
+        """Dict of the theorem, beta, per-node sums, formula value and preconditions.
 
-        An infinite value (no noise) is written as the string ``"inf"``; JSON has no infinity.
+        Values are floats; an infinite one (alpha = inf, no noise) stays ``inf`` here and
+        :func:`admmcheck.output.to_json` writes it as null listed under "non_finite".
         """
         return {
             "theorem": self.theorem,
-            "beta": None if self.beta is None else _json_number(self.beta),
-            "per_node": [_json_number(v) for v in self.per_node],
-            "formula_value": _json_number(np.max(self.per_node)),
+            "beta": self.beta,
+            "per_node": [float(v) for v in self.per_node],
+            "formula_value": float(np.max(self.per_node)),
             "preconditions": dict(self.preconditions),
             "failed": list(self.failed),
         }
-
-
-def _json_number(value: float) -> float | str:
-    return float(value) if np.isfinite(value) else "inf"
 
 
 def _shared_preconditions(setting: BoundSetting) -> dict[str, bool]:

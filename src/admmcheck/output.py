@@ -1,0 +1,110 @@
+"""Writing results: output paths checked before the work starts, atomic writes, strict JSON.
+
+* :func:`output_file` / :func:`output_folder` check that a result can be written *before*
+  a long computation runs, and say what to change when it cannot.
+* :func:`write_atomic` writes to a temporary file beside the target and renames it, so a
+  crash never leaves a half-written result in place of the previous one.
+* :func:`to_json` writes strict JSON: JSON has no infinity or NaN, so every non-finite
+  number is written as ``null`` and its place is listed under ``"non_finite"`` with
+  ``"inf"``, ``"-inf"`` or ``"nan"`` (e.g. ``{"beta": null, ..., "non_finite": {"beta": "inf"}}``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Callable, IO
+
+import numpy as np
+
+from admmcheck.errors import OutputError
+
+
+def _probe(folder: Path, flag: str) -> None:
+    """Create and remove a file in ``folder`` (permission checks alone are wrong for root)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".admmcheck-probe-"):
+            pass
+    except OSError as exc:
+        raise OutputError(f"{flag}: cannot write in {folder} ({exc.strerror or exc}); choose a writable place") from None
+
+
+def output_file(path: str | Path, flag: str) -> Path:
+    """``path`` as a Path after checking its folder exists and a file can be written there."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise OutputError(f"{flag} {target} is a folder; give a file name, e.g. {target / 'problem.npz'}")
+    if not folder.exists():
+        raise OutputError(f"{flag} {target}: the folder {folder} does not exist; create it first or choose another path")
+    if not folder.is_dir():
+        raise OutputError(f"{flag} {target}: {folder} is a file, not a folder; choose another path")
+    _probe(folder, flag)
+    return target
+
+
+def output_folder(path: str | Path, flag: str) -> Path:
+    """``path`` as a Path after creating it (with parents) and checking files can be written in it."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{flag} {folder} is a file, not a folder; choose another path")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{flag} {folder}: cannot create the folder ({exc.strerror or exc}); choose another path") from None
+    _probe(folder, flag)
+    return folder
+
+
+def write_atomic(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
+    target = Path(path)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                write(stream)
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise OutputError(f"cannot write {target} ({exc.strerror or exc}); choose a writable place") from None
+    return target
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return write_atomic(path, lambda stream: stream.write(text.encode("utf-8")))
+
+
+def to_json(document: object, indent: int | None = None) -> str:
+    """Strict JSON text of ``document``; non-finite numbers become null, listed under "non_finite"."""
+    non_finite: dict[str, str] = {}
+    clean = _clean(document, "", non_finite)
+    if non_finite and isinstance(clean, dict):
+        clean["non_finite"] = non_finite
+    return json.dumps(clean, indent=indent, allow_nan=False)
+
+
+def _clean(value: object, where: str, non_finite: dict[str, str]) -> object:
+    if isinstance(value, dict):
+        return {key: _clean(item, f"{where}.{key}" if where else str(key), non_finite) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(item, f"{where}[{k}]", non_finite) for k, item in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist(), where, non_finite)
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        if math.isfinite(number):
+            return number
+        non_finite[where] = "nan" if math.isnan(number) else ("inf" if number > 0 else "-inf")
+        return None
+    return value
