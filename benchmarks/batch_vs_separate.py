@@ -9,7 +9,6 @@ eta_i(t)=0.5*1.01^(t-1), S=1000 trials. Prints a table and writes JSON:
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -18,6 +17,7 @@ import numpy as np
 
 from admmcheck.algorithms import run_madmm
 from admmcheck.datasets import make_problem, synthetic
+from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
 from admmcheck.networks import ring
 from admmcheck.runs import trial_seeds
 from admmcheck.schedules import GeometricSchedule
@@ -27,8 +27,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "batch_vs_separate.json"))
+    parser.add_argument("--out", default=str(Path(__file__).parent / "out" / "batch_vs_separate.json"),
+                        help="JSON result (default: benchmarks/out/, untracked; the recorded figures are "
+                             "benchmarks/results/batch_vs_separate.json, replaced only when named here)")
     args = parser.parse_args()
+    output_folder(Path(args.out).parent, "--out")
+    output_file(args.out, "--out")  # fail before the timing, not after it
 
     problem = make_problem(synthetic(250, 5, seed=0), 5, C=1.0, rho=1.0, seed=0)
     network = ring(5)
@@ -60,7 +64,7 @@ def main() -> None:
     for name, times in (("batch (1 call, S trials)", batch_times), ("separate (S calls)", separate_times)):
         print(f"{name:<28} {min(times):>8.3f} {np.median(times):>9.3f} {max(times):>8.3f}")
     print(f"speed-up (median): {result['speedup_median']:.1f}x; max |batch - separate| = {difference:.1e}")
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    write_text_atomic(args.out, to_json(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

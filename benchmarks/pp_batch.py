@@ -10,7 +10,6 @@ f_i(t), lambda_i(t) for t=0..T and the noise eps_i(t). Prints a table and writes
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 
 from admmcheck.algorithms.pp import run_pp
 from admmcheck.datasets import make_problem, synthetic
+from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
 from admmcheck.networks import ring
 from admmcheck.runs import trial_seeds
 from admmcheck.schedules import GeometricSchedule
@@ -28,8 +28,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "pp_batch.json"))
+    parser.add_argument("--out", default=str(Path(__file__).parent / "out" / "pp_batch.json"),
+                        help="JSON result (default: benchmarks/out/, untracked; the recorded figures are "
+                             "benchmarks/results/pp_batch.json, replaced only when named here)")
     args = parser.parse_args()
+    output_folder(Path(args.out).parent, "--out")
+    output_file(args.out, "--out")  # fail before the timing, not after it
 
     problem = make_problem(synthetic(250, 5, seed=0), 5, C=1.0, rho=1.0, seed=0)
     network = ring(5)
@@ -59,8 +63,7 @@ def main() -> None:
         "repeats": args.repeats,
         "machine": {"python": platform.python_version(), "numpy": np.__version__},
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2))
+    write_text_atomic(args.out, to_json(result, indent=2))
 
 
 if __name__ == "__main__":

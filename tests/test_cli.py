@@ -173,3 +173,71 @@ def test_conditions_madmm_from_a_dataset_and_an_edge_list_file(capsys, tmp_path)
 def test_conditions_bad_input_names_the_fix(capsys, args, message):
     assert main(["conditions", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_version_module_entry_and_defaults_in_help(capsys):
+    from admmcheck import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"admmcheck {__version__}" and __version__ != "unknown"
+    result = subprocess.run([sys.executable, "-m", "admmcheck", "--version"], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == f"admmcheck {__version__}"
+    for command, shown in (("run", ["(default: 0.5)", "(default: synthetic)", "(default: ring)"]),
+                           ("bound", ["(default: 5.0)", "(default: 0.25)", "(default: breast-cancer)"]),
+                           ("conditions", ["(default: ring:5)", "(default: 1/5)", "(default: 20)"]),
+                           ("experiment", ["(default: 10)", "(default: experiments)"])):
+        assert main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert all(s in text for s in shown), (command, shown)
+        assert "exit status:" in text and "4 the time budget" in text
+
+
+def test_bound_json_states_the_schedules_it_used(capsys):
+    assert main(["bound", "pp", "--dataset", "synthetic", "--eta", "0.5*1.03^(t-1)", "--alpha", "2,3,4,5,6",
+                 "--iterations", "10", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["parameters"] == {"eta": "0.5*1.03^(t-1)", "alpha": [2.0, 3.0, 4.0, 5.0, 6.0], "c1": 0.25, "theta": 0.5}
+    assert isinstance(out["beta"], float) and "non_finite" not in out
+    assert main(["bound", "radmm", "--dataset", "synthetic", "--eta", "1", "--json"]) == 0
+    assert "theta" not in json.loads(capsys.readouterr().out)["parameters"]
+
+
+def test_verify_finding_uses_the_iterations_asked_for(capsys):
+    assert main(["verify", "--iterations", "60", "--json"]) in (0, 1)
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert {(f["short"], f["long"]) for f in findings} == {(60, 300)}
+
+
+def test_edge_list_labels_keep_numeric_order(tmp_path):
+    from admmcheck.networks import network_from_edge_list
+
+    path = tmp_path / "ring12.txt"
+    path.write_text("".join(f"{k} {(k + 1) % 12}\n" for k in range(12)))
+    network = network_from_edge_list(path)
+    assert network.labels == tuple(range(12))  # 2 before 10, not repr order
+    np.testing.assert_array_equal(network.adjacency, nx.to_numpy_array(nx.cycle_graph(12), dtype=int))
+
+
+def test_strict_json_writes_non_finite_numbers_as_null_and_lists_them():
+    from admmcheck.output import to_json
+
+    text = to_json({"a": float("inf"), "b": [1.0, float("nan")], "c": {"d": -np.inf}, "e": np.float64(2.5)})
+    assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}, "e": 2.5,
+                                "non_finite": {"a": "inf", "b[1]": "nan", "c.d": "-inf"}}
+    assert "Infinity" not in text and "NaN" not in text
+
+
+def test_benchmarks_leave_the_recorded_results_alone(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    copy = tmp_path / "benchmarks"
+    shutil.copytree(root / "benchmarks", copy, ignore=shutil.ignore_patterns("out"))
+    recorded = copy / "results" / "pp_batch.json"
+    before = recorded.read_bytes()
+    subprocess.run([sys.executable, str(copy / "pp_batch.py"), "--trials", "3", "--repeats", "1"],
+                   check=True, capture_output=True, timeout=120)  # the default output
+    assert recorded.read_bytes() == before
+    assert json.loads((copy / "out" / "pp_batch.json").read_text())["setting"]["trials"] == 3
+    assert "/benchmarks/out/" in (root / ".gitignore").read_text().splitlines()

@@ -88,3 +88,88 @@ def test_radmm_converges_just_above_the_minimal_gamma(data, kind, n):
                     reference=centralized_optimum(problem))
     assert abs(run.objective_gap[0, -1]) <= 1e-6
     assert run.consensus_error[0, -1] <= 1e-3
+
+
+class _StepBudget:
+    """A Budget that runs out after ``steps`` checks of ``expired()`` (deterministic, no clock)."""
+
+    def __init__(self, steps: int) -> None:
+        from admmcheck.progress import Budget
+
+        self._inner, self.left = Budget(), steps
+
+    def expired(self) -> bool:
+        self.left -= 1
+        return self.left < 0
+
+    def steps(self, items, description, total=None):
+        return iter(items)
+
+
+@pytest.mark.parametrize("bisection_steps", [0, 3, 10])
+def test_a_time_budget_keeps_the_best_certified_bracket(bisection_steps):
+    setting = RadmmSetting(exact_graph(network_by_name("ring", 5)), ETA, (LIPSCHITZ,) * 5)
+    full = minimal_gamma(setting)
+    cut = minimal_gamma(setting, budget=_StepBudget(len(full.gap_samples) + bisection_steps))
+    assert full.complete and not cut.complete
+    lo, hi = cut.interval
+    assert lo <= full.interval[0] and full.interval[1] <= hi and hi - lo > full.interval[1] - full.interval[0]
+    for name, cert in cut.holds_at_hi.items():  # still certified: fails at lo, holds at hi
+        build = condition_24 if name == "(26)" else condition_25
+        assert cert.holds and verify_certificate(cert, build(setting, hi, 2, 2))
+    assert cut.fails_at_lo and all(
+        not c.holds and verify_certificate(c, (condition_24 if k == "(26)" else condition_25)(setting, lo, 2, 2))
+        for k, c in cut.fails_at_lo.items())
+    assert cut.as_dict()["complete"] is False
+
+
+def test_a_budget_spent_before_any_gamma_holds_claims_nothing():
+    setting = RadmmSetting(exact_graph(network_by_name("ring", 5)), ETA, (LIPSCHITZ,) * 5)
+    cut = minimal_gamma(setting, budget=_StepBudget(0))
+    assert cut.interval is None and not cut.complete
+    assert "no_gamma_certificate" not in cut.as_dict()  # running out is not a proof that none exists
+
+
+def test_cli_max_time_exits_4_with_the_partial_result(capsys):
+    from admmcheck.cli import EXIT_INCOMPLETE, main
+
+    code = main(["conditions", "radmm", "--graph", "ring:7", "--lipschitz", "1/4", "--find-gamma",
+                 "--max-time", "1e-9", "--json"])
+    out = __import__("json").loads(capsys.readouterr().out)
+    assert code == EXIT_INCOMPLETE and out["status"] == "incomplete" and out["complete"] is False
+    code = main(["conditions", "radmm", "--graph", "ring:7", "--lipschitz", "1/4", "--find-gamma",
+                 "--max-time", "1e-9"])
+    assert code == EXIT_INCOMPLETE and "time budget ran out" in capsys.readouterr().out
+
+
+def test_long_horizons_stop_at_the_budget_and_say_how_far_they_got():
+    from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks
+
+    setting = MadmmSetting(exact_graph(network_by_name("ring", 5)), F(1, 2), (F(1, 2),), (F(101, 100),),
+                           (F(1, 10),), (F(1, 4),))
+    checks = theorem_31_checks(setting, 50, budget=_StepBudget(7))
+    stopped = [c for c in checks if "stopped" in c.details]
+    assert stopped and all(c.holds is None for c in stopped)
+    assert stopped[0].details["checked_t"][1] < 49
+
+
+def test_progress_is_shown_on_stderr_for_the_gamma_search(capsys):
+    from admmcheck.cli import main
+
+    assert main(["conditions", "radmm", "--graph", "complete:4", "--lipschitz", "1/4", "--find-gamma"]) == 0
+    captured = capsys.readouterr()
+    assert "gamma search: bisection" in captured.err
+    assert "minimal gamma: in [1/8," in captured.out
+
+
+def test_determinants_over_the_polynomial_ring_equal_sympys_generic_ones():
+    import sympy
+
+    from admmcheck.conditions.gamma_search import _cleared_symmetric, polynomial_determinant
+    from admmcheck.conditions.radmm import GAMMA
+
+    for kind, n in (("ring", 5), ("star", 4), ("complete", 4), ("path", 5)):
+        setting = RadmmSetting(exact_graph(network_by_name(kind, n)), ETA, (LIPSCHITZ,) * n)
+        for build in (condition_24, condition_25):
+            cleared, _ = _cleared_symmetric(build(setting, GAMMA, 2, 2))
+            assert polynomial_determinant(cleared) == sympy.Poly(cleared.det(method="berkowitz"), GAMMA)

@@ -86,7 +86,7 @@ class Formula:
         if np.any(bad):
             row, col = (int(v) for v in np.argwhere(bad)[0])
             value = float(table[row, col])
-            what = "has no real value" if np.isnan(value) else "overflows" if np.isinf(value) else "is not positive"
+            what = "has no real value" if np.isnan(value) else "is infinite" if np.isinf(value) else "is not positive"
             raise InvalidFormula(
                 f"{name} {self.text!r} {what} at t={row + 1}, i={col + 1} (value {value}); "
                 "every value must be finite and positive"
