@@ -318,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdmmcheckError as exc:
         print(f"admmcheck: error: {exc}", file=sys.stderr)
         return EXIT_INVALID_INPUT
+    except MemoryError as exc:  # a size the user chose, not a bug
+        print(f"admmcheck: error: out of memory ({exc}); reduce --iterations, --nodes, --samples or "
+              "the problem size", file=sys.stderr)
+        return EXIT_INVALID_INPUT
     except KeyboardInterrupt:
         print("admmcheck: interrupted", file=sys.stderr)
         return 130

@@ -54,6 +54,8 @@ class MadmmSetting:
         object.__setattr__(self, "theta", to_fraction(self.theta))
         for name in ("eta", "growth", "strong_convexity", "lipschitz"):
             object.__setattr__(self, name, rationals_per_node(name, getattr(self, name), n))
+        if self.theta <= 0:
+            raise InvalidConfiguration(f"--theta {self.theta} must be > 0: it is the dual step size of (11)")
         if any(q <= 0 for q in self.growth) or any(e <= 0 for e in self.eta):
             raise InvalidConfiguration("eta_i(1) and the growth factors q_i must be > 0")
         if any(m <= 0 for m in self.strong_convexity) or any(m <= 0 for m in self.lipschitz):
