@@ -7,7 +7,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -96,7 +95,7 @@ BAD_INPUTS = [
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "wheel:5"], "unknown graph kind 'wheel'"),
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{missing}"], "does not exist"),
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{folder}"], "is not a file"),
-    (["conditions", "radmm", "--lipschitz", "1", "--graph", "{binary.dat}"], "is not a text edge list"),
+    (["conditions", "radmm", "--lipschitz", "1", "--graph", "{binary.dat}"], "is not a text edge-list file"),
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{three.txt}"], "three.txt:1: expected two"),
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{label.txt}"], "label.txt:2: expected two"),
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{float.txt}"], "float.txt:2: expected two"),
@@ -106,12 +105,12 @@ BAD_INPUTS = [
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "{apart.txt}"], "disconnected"),
     (["run", "admm", "--graph", "hexagon"], "invalid choice"),
     # datasets
-    (["run", "admm", "--dataset", "adult:{binary.dat}"], "is not a text CSV file"),
+    (["run", "admm", "--dataset", "adult:{binary.dat}"], "is not a text Adult CSV file"),
     (["run", "admm", "--dataset", "adult:{nul.csv}"], "NUL bytes"),
     (["run", "admm", "--dataset", "adult:{missing}"], "does not exist"),
     (["run", "admm", "--dataset", "adult:{folder}"], "neither adult.data nor adult.test"),
     (["run", "admm", "--dataset", "iris"], "iris"),
-    (["conditions", "radmm", "--dataset", "adult:{binary.dat}"], "is not a text CSV file"),
+    (["conditions", "radmm", "--dataset", "adult:{binary.dat}"], "is not a text Adult CSV file"),
     # outputs
     (["run", "admm", *FAST, "--export-problem", "{missing}"], "does not exist; create it first"),
     (["run", "admm", *FAST, "--export-problem", "{a_file}/p.npz"], "is a file, not a folder"),

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 
 from admmcheck.errors import InvalidDataset
+from admmcheck.inputs import read_text_file
 from admmcheck.problems import ConsensusProblem, problem_from_partition
 
 
@@ -119,16 +120,7 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InvalidDataset(f"cannot read the Adult file {path} ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InvalidDataset(
-            f"{path} is not a text CSV file (byte {exc.start} is not UTF-8); pass the official adult.data/adult.test"
-        ) from None
-    if "\0" in text:
-        raise InvalidDataset(f"{path} holds NUL bytes, so it is not a CSV file; pass the official adult.data/adult.test")
+    text = read_text_file(path, "Adult CSV file", InvalidDataset, "the official adult.data/adult.test rows")
     rows: list[list[str]] = []
     dropped = 0
     with io.StringIO(text, newline="") as handle:

@@ -26,7 +26,7 @@ from admmcheck.algorithms.private_radmm import run_private_radmm
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
-from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_alpha_for_target, radmm_bound
+from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, trial_seeds
 from admmcheck.schedules import GeometricSchedule

@@ -25,6 +25,7 @@ first (t, i) where the value is not a finite positive number.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,6 +52,10 @@ _FLOAT_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "abs": np.abs,
     "min": lambda *a: np.minimum.reduce(np.broadcast_arrays(*a)),
     "max": lambda *a: np.maximum.reduce(np.broadcast_arrays(*a)),
+}
+_ARITHMETIC: dict[str, Callable[..., object]] = {  # shared by the float and the exact evaluation
+    "neg": operator.neg, "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+    "^": operator.pow,
 }
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)|(?P<op>\*\*|[-+*/^(),]))"
@@ -268,20 +273,9 @@ def _evaluate_float(node: Node, env: dict[str, np.ndarray]) -> np.ndarray | floa
     if op == "call":
         return _FLOAT_FUNCTIONS[node[1]](*(np.asarray(_evaluate_float(a, env), dtype=np.float64) for a in node[2:]))
     args = [np.asarray(_evaluate_float(a, env), dtype=np.float64) for a in node[1:]]
-    if op == "neg":
-        return -args[0]
-    a, b = args
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        if np.any(b == 0):  # x/0 is an error, never a silent inf (alpha = inf would mean "no noise")
-            raise InvalidFormula(f"divides by zero{_where(np.broadcast_to(b == 0, env['shape']))}")
-        return a / b
-    return np.power(a, b)
+    if op == "/" and np.any(args[1] == 0):  # x/0 is an error, never a silent inf (alpha = inf: no noise)
+        raise InvalidFormula(f"divides by zero{_where(np.broadcast_to(args[1] == 0, env['shape']))}")
+    return _ARITHMETIC[op](*args)
 
 
 def _where(mask: np.ndarray) -> str:
@@ -300,24 +294,16 @@ def _evaluate_exact(node: Node, text: str) -> Fraction:
         raise InvalidFormula(f"{text!r} uses {node[1]}(), whose value is not rational in general; "
                              "exact conditions take rationals such as 1/5 or 2^-3")
     args = [_evaluate_exact(a, text) for a in node[1:]]
-    if op == "neg":
-        return -args[0]
-    a, b = args
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op == "/":
-        if b == 0:
-            raise InvalidFormula(f"{text!r} divides by zero")
-        return a / b
-    if b.denominator != 1:
-        raise InvalidFormula(f"{text!r} raises to the power {b}, which is not an integer; the value may be irrational")
-    bits = max(a.numerator.bit_length(), a.denominator.bit_length(), 1)
-    if bits * abs(b.numerator) > MAX_EXACT_BITS and abs(a) not in (0, 1):
-        raise InvalidFormula(f"{text!r}: the power {a}^{b} has more than {MAX_EXACT_BITS} bits")
-    if a == 0 and b < 0:
-        raise InvalidFormula(f"{text!r} divides by zero (0 to a negative power)")
-    return a ** int(b)
+    if op == "/" and args[1] == 0:
+        raise InvalidFormula(f"{text!r} divides by zero")
+    if op == "^":
+        a, b = args
+        if b.denominator != 1:
+            raise InvalidFormula(f"{text!r} raises to the power {b}, which is not an integer; the value may be irrational")
+        bits = max(a.numerator.bit_length(), a.denominator.bit_length(), 1)
+        if bits * abs(b.numerator) > MAX_EXACT_BITS and abs(a) not in (0, 1):
+            raise InvalidFormula(f"{text!r}: the power {a}^{b} has more than {MAX_EXACT_BITS} bits")
+        if a == 0 and b < 0:
+            raise InvalidFormula(f"{text!r} divides by zero (0 to a negative power)")
+        return a ** int(b)
+    return _ARITHMETIC[op](*args)

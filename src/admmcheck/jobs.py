@@ -24,7 +24,7 @@ from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import GeometricSchedule, ScheduleLike, describe_schedule, schedule_table
+from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
 from admmcheck.validation import non_negative_int, positive_int, real
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 
 from admmcheck.errors import InvalidNetwork
+from admmcheck.inputs import read_text_file
 
 GRAPH_KINDS = ("ring", "path", "star", "complete", "random")
 
@@ -131,18 +132,7 @@ def network_from_edge_list(path: str | Path) -> Network:
     and line. Node k of the network is the k-th smallest label.
     """
     file = Path(path)
-    if not file.exists():
-        raise InvalidNetwork(f"edge-list file {file} does not exist; check the path")
-    if not file.is_file():
-        raise InvalidNetwork(f"{file} is not a file; pass an edge-list file with one edge 'i j' per line")
-    try:
-        text = file.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InvalidNetwork(f"cannot read the edge-list file {file} ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:
-        raise InvalidNetwork(
-            f"{file} is not a text edge list (byte {exc.start} is not UTF-8); write one edge 'i j' per line"
-        ) from None
+    text = read_text_file(file, "edge-list file", InvalidNetwork, "one edge 'i j' per line")
     graph = nx.Graph()
     seen: dict[tuple[int, int], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):

@@ -1,0 +1,29 @@
+"""Reading user-given text files (datasets, edge lists) with errors that say what to fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from admmcheck.errors import AdmmcheckError
+
+
+def read_text_file(path: str | Path, what: str, error: type[AdmmcheckError], expected: str) -> str:
+    """The UTF-8 text of ``path``; a missing, unreadable, binary or NUL-holding file raises ``error``.
+
+    ``what`` names the file in messages ("edge-list file") and ``expected`` says what a
+    valid one holds ("one edge 'i j' per line").
+    """
+    file = Path(path)
+    if not file.exists():
+        raise error(f"{what} {file} does not exist; check the path")
+    if not file.is_file():
+        raise error(f"{file} is not a file; pass a {what} with {expected}")
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise error(f"cannot read the {what} {file} ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{file} is not a text {what} (byte {exc.start} is not UTF-8); it should hold {expected}") from None
+    if "\0" in text:
+        raise error(f"{file} holds NUL bytes, so it is not a text {what}; it should hold {expected}")
+    return text
