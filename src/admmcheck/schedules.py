@@ -147,7 +147,7 @@ def schedule_table(
         row, col = (int(v) for v in np.argwhere(bad)[0])
         kind = "positive (inf = no noise)" if allow_infinite else "finite and positive"
         raise InvalidConfiguration(
-            f"{name} must be {kind} in every iteration; it is {table[row, col]!r} at t={row + 1}, i={col + 1}"
+            f"{name} must be {kind} in every iteration; it is {float(table[row, col])} at t={row + 1}, i={col + 1}"
         )
     table.setflags(write=False)
     return table

@@ -76,6 +76,8 @@ class ConditionsConfig:
         positive_int("--horizon", self.horizon)
         if self.max_time is not None:
             real("--max-time", self.max_time)
+        if self.find_gamma and self.theorem != "radmm":
+            raise InvalidConfiguration("--find-gamma searches R-ADMM's gamma; it applies only to THEOREM radmm")
         if self.lipschitz is None and self.dataset is None:
             raise InvalidConfiguration("give --lipschitz M (rational, one or one per node) or --dataset NAME to compute M_i")
         if self.theorem == "madmm" and self.strong_convexity is None and self.dataset is None:
