@@ -21,6 +21,7 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
+from admmcheck.audit.job import AuditConfig, run_audit
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError
@@ -45,12 +46,12 @@ EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1
 EXIT_STATUS = """exit status:
   0  everything ran and every check passed
   1  a check failed (verify), a bound's precondition fails (bound), a condition is refuted
-     or undecided, or no gamma works (conditions)
+     or undecided, or no gamma works (conditions), a privacy violation was found (audit)
   2  invalid input or an anticipated failure: the one-line message says what to change
   3  an unexpected error inside admmcheck: a bug, please report it (--debug shows the traceback)
   4  the time budget (--max-time) ran out before a verdict; the best result so far is printed"""
 
-OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out")
+OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out")  # not configuration fields
 
 
 def _argument_type(read: Callable[[str], object], expected: str) -> Callable[[str], object]:
@@ -154,6 +155,23 @@ def _parser() -> argparse.ArgumentParser:
     _option(conditions, "--max-time", None, "stop long exact work after this many seconds and report "
             "the best certified result so far (exit status 4)", type=_NUMBER)
     conditions.add_argument("--json", action="store_true", help="print one JSON object")
+
+    audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets (black box)")
+    plain_audit = AuditConfig(mechanism="m.py:f", neighbors="m.py:g", epsilon=1.0)
+    _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> array or mapping")
+    _option(audit, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> (d0, d1) or an iterable of pairs")
+    _option(audit, "--epsilon", None, "the claimed epsilon", type=_NUMBER)
+    _option(audit, "--delta", plain_audit.delta, "the claimed delta", type=_NUMBER)
+    _option(audit, "--samples", plain_audit.samples, "samples per side", type=int)
+    _option(audit, "--confidence", plain_audit.confidence, "confidence of the lower bound", type=_NUMBER)
+    _option(audit, "--seed", plain_audit.seed, "seed of every sample", type=int)
+    _option(audit, "--workers", None, "worker processes (default: every core)", type=int)
+    _option(audit, "--timeout", plain_audit.timeout, "seconds one mechanism call may take", type=_NUMBER)
+    _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
+            type=_NUMBER)
+    _option(audit, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
+    audit.add_argument("--json", action="store_true", help="print one JSON object")
+    audit.add_argument("--quiet", action="store_true", help="no progress bar")
 
     experiment = command("experiment", "rerun a paper's accuracy/privacy figure")
     plain_experiment = ExperimentConfig()
@@ -292,9 +310,29 @@ def _command_experiment(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_audit(args: argparse.Namespace) -> int:
+    flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
+    config = AuditConfig(**flags)
+    result = run_audit(config, progress=not args.quiet and sys.stderr.isatty())
+    summary = result.as_dict()
+    if args.json:
+        print(to_json(summary))
+    else:
+        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
+              f"{summary['confidence']} (claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']})")
+        print(f"  event: {summary['event']}")
+        for side in ("p_d0", "p_d1"):
+            p = summary[side]
+            print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+        print(f"  {summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+        for note in summary["notes"]:
+            print(f"  note: {note}")
+    return EXIT_CHECK_FAILED if result.verdict == "violation" else EXIT_OK
+
+
 COMMANDS = {
     "verify": _command_verify, "run": _command_run, "bound": _command_bound,
-    "conditions": _command_conditions, "experiment": _command_experiment,
+    "conditions": _command_conditions, "experiment": _command_experiment, "audit": _command_audit,
 }
 
 

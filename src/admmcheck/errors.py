@@ -35,6 +35,11 @@ class OutputError(AdmmcheckError, OSError):
     """An output file or folder cannot be written (missing folder, a file in the way, no permission)."""
 
 
+class MechanismError(AdmmcheckError, RuntimeError):
+    """A mechanism under audit raised, hung, returned NaN/inf, changed its output shape, or
+    gave different outputs for the same seed; the message says which and how to reproduce it."""
+
+
 class SolverError(AdmmcheckError, RuntimeError):
     """A numerical solver failed or returned an inaccurate status."""
 

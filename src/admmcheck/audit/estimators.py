@@ -1,0 +1,48 @@
+"""Exact Clopper-Pearson bounds and the ε lower bound they give for one event.
+
+For an event E with P_a(E) >= p̲_a and P_b(E) <= p̄_b (one-sided Clopper-Pearson bounds,
+each at level alpha_each), (ε, δ)-DP of the mechanism requires P_a(E) <= e^ε P_b(E) + δ,
+so any claimed ε below ``ln((p̲_a − δ) / p̄_b)`` is refuted; the same pair gives the
+hockey-stick lower bound ``p̲_a − e^ε p̄_b`` on δ at a claimed ε. With m events bounded on
+the same samples, alpha_each = alpha / (2m) (Bonferroni over the 2m one-sided intervals)
+makes every bound hold together with probability >= 1 − alpha.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+
+
+def cp_lower(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
+    """One-sided lower Clopper-Pearson bound on p from ``count`` successes in ``n`` (0 if count = 0).
+
+    ``count`` may be fractional (a predicted count); the Beta quantile is defined for it.
+    """
+    count, n = np.asarray(count, dtype=float), np.asarray(n, dtype=float)
+    safe = np.maximum(count, 1e-300)
+    lower = stats.beta.ppf(alpha, safe, np.maximum(n - count + 1, 1e-300))
+    return np.where(count <= 0, 0.0, lower)
+
+
+def cp_upper(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
+    """One-sided upper Clopper-Pearson bound on p from ``count`` successes in ``n`` (1 if count = n)."""
+    count, n = np.asarray(count, dtype=float), np.asarray(n, dtype=float)
+    upper = stats.beta.ppf(1 - alpha, count + 1, np.maximum(n - count, 1e-300))
+    return np.where(count >= n, 1.0, upper)
+
+
+def epsilon_bound(lower_a: np.ndarray | float, upper_b: np.ndarray | float, delta: float) -> np.ndarray:
+    """ln((p̲_a − δ) / p̄_b), or −inf where p̲_a <= δ (the event refutes nothing)."""
+    lower_a, upper_b = np.asarray(lower_a, dtype=float), np.asarray(upper_b, dtype=float)
+    numerator = lower_a - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(numerator / upper_b)
+    return np.where(numerator > 0, value, -math.inf)
+
+
+def delta_bound(lower_a: float, upper_b: float, epsilon: float) -> float:
+    """Hockey-stick lower bound on δ at ``epsilon``: p̲_a − e^ε p̄_b (may be negative)."""
+    return float(lower_a - math.exp(epsilon) * upper_b)

@@ -1,0 +1,244 @@
+"""Candidate distinguishing events, chosen on the selection split of the samples.
+
+Every family is tried, and the best events go on to be bounded on fresh samples:
+
+* ``coordinate``: ``x_j > c`` or ``x_j < c`` for single output coordinates;
+* ``projection``: thresholds on a learned linear score (logistic regression and the
+  Fisher/LDA direction Σ⁻¹(μ₁ − μ₀));
+* ``classifier``: thresholds on a non-linear classifier's score (scikit-learn's
+  HistGradientBoostingClassifier), DP-Sniper's construction, for laws a linear score
+  cannot separate (e.g. the same mean with a different spread);
+* ``values``: for discrete outputs, sets of exact output values, taken in order of their
+  estimated likelihood ratio (the optimal events for discrete laws);
+* ``support``: outputs of one dataset lying off the affine subspace that holds every
+  output of the other one (degenerate, lower-dimensional noise: an infinite ε).
+
+Each candidate is scored by the bound it is predicted to give on the bounding split
+(pessimistic selection estimates, projected to the bounding sample sizes), so rare events
+that look perfect on few samples do not crowd out reliable ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from admmcheck.audit.contract import Layout
+from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
+
+QUANTILES = 400
+DISCRETE_LIMIT = 2000
+CLASSIFIER_SAMPLES = 20_000
+PESSIMISM = 0.16  # one-sigma one-sided bounds on the selection split
+
+
+@dataclass(frozen=True, eq=False)
+class Event:
+    """A set E of outputs and the side ``numerator`` whose probability should exceed the other's."""
+
+    family: str
+    description: str
+    numerator: int
+    member: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    predicted_epsilon: float = float("nan")
+
+    def indicator(self, samples: np.ndarray) -> np.ndarray:
+        """Boolean (n,) membership of the (n, k) samples."""
+        return np.asarray(self.member(samples), dtype=bool)
+
+
+@dataclass(frozen=True)
+class SelectionSizes:
+    """Sample sizes of the selection split and of the bounding split, per side, and the
+    per-interval level the bounding phase will use."""
+
+    selection: tuple[int, int]
+    bounding: tuple[int, int]
+    alpha_each: float
+    delta: float
+
+
+def _predicted(counts0, counts1, sizes: SelectionSizes, numerator: int) -> np.ndarray:
+    """Bound predicted on the bounding split from selection counts (numerator side a)."""
+    counts = (np.asarray(counts0, float), np.asarray(counts1, float))
+    a, b = numerator, 1 - numerator
+    pa = cp_lower(counts[a], sizes.selection[a], PESSIMISM)
+    pb = cp_upper(counts[b], sizes.selection[b], PESSIMISM)
+    lower = cp_lower(pa * sizes.bounding[a], sizes.bounding[a], sizes.alpha_each)
+    upper = cp_upper(pb * sizes.bounding[b], sizes.bounding[b], sizes.alpha_each)
+    return epsilon_bound(lower, upper, sizes.delta)
+
+
+def best_threshold(score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> tuple[float, bool, int, float]:
+    """(threshold c, above, numerator side, predicted ε) of the best event ``score > c`` / ``score < c``."""
+    pooled = np.concatenate([score0, score1])
+    cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, QUANTILES + 1)))
+    sorted0, sorted1 = np.sort(score0), np.sort(score1)
+    best = (float(cuts[0]), True, 0, -np.inf)
+    for above in (True, False):
+        if above:
+            c0 = len(sorted0) - np.searchsorted(sorted0, cuts, side="right")
+            c1 = len(sorted1) - np.searchsorted(sorted1, cuts, side="right")
+        else:
+            c0 = np.searchsorted(sorted0, cuts, side="left")
+            c1 = np.searchsorted(sorted1, cuts, side="left")
+        for numerator in (0, 1):
+            predicted = _predicted(c0, c1, sizes, numerator)
+            k = int(np.argmax(predicted))
+            if predicted[k] > best[3]:
+                best = (float(cuts[k]), above, numerator, float(predicted[k]))
+    return best
+
+
+def _threshold_event(family: str, name: str, score: Callable[[np.ndarray], np.ndarray],
+                     s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> Event:
+    c, above, numerator, predicted = best_threshold(score(s0), score(s1), sizes)
+    sign = ">" if above else "<"
+    member = (lambda x: score(x) > c) if above else (lambda x: score(x) < c)
+    return Event(family, f"{name} {sign} {c:.6g} (more likely under d{numerator})", numerator, member, predicted)
+
+
+def _coordinates(s0: np.ndarray, s1: np.ndarray, layout: Layout, limit: int = 32) -> list[int]:
+    k = s0.shape[1]
+    if k <= limit:
+        return list(range(k))
+    spread = np.sqrt((s0.var(axis=0) + s1.var(axis=0)) / 2) + 1e-300
+    shift = np.abs(s0.mean(axis=0) - s1.mean(axis=0)) / spread
+    ratio = np.abs(np.log((s0.var(axis=0) + 1e-300) / (s1.var(axis=0) + 1e-300)))
+    order = np.argsort(-(shift + ratio), kind="stable")
+    return sorted(int(j) for j in order[:limit])
+
+
+def _discrete(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(unique rows, inverse) of the pooled samples when the output takes few values."""
+    pooled = np.concatenate([s0, s1]) + 0.0  # -0.0 -> 0.0
+    rows = _as_rows(pooled)
+    unique, inverse = np.unique(rows, return_inverse=True)
+    if len(unique) > min(DISCRETE_LIMIT, max(10, len(pooled) // 20)):
+        return None
+    return unique, inverse
+
+
+def _as_rows(samples: np.ndarray) -> np.ndarray:
+    contiguous = np.ascontiguousarray(samples + 0.0)
+    return contiguous.view(np.dtype((np.void, contiguous.dtype.itemsize * contiguous.shape[1]))).ravel()
+
+
+def _value_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
+    found = _discrete(s0, s1)
+    if found is None:
+        return []
+    unique, inverse = found
+    c0 = np.bincount(inverse[: len(s0)], minlength=len(unique)).astype(float)
+    c1 = np.bincount(inverse[len(s0):], minlength=len(unique)).astype(float)
+    events = []
+    for numerator in (0, 1):
+        ca, cb = (c0, c1) if numerator == 0 else (c1, c0)
+        order = np.argsort(-((ca + 0.5) / sizes.selection[numerator]) / ((cb + 0.5) / sizes.selection[1 - numerator]),
+                           kind="stable")
+        prefix0, prefix1 = np.cumsum(c0[order]), np.cumsum(c1[order])
+        predicted = _predicted(prefix0, prefix1, sizes, numerator)
+        k = int(np.argmax(predicted))
+        chosen = unique[order[: k + 1]].copy()
+        shown = ", ".join(_show_row(v, s0.shape[1]) for v in chosen[:5]) + (" ..." if len(chosen) > 5 else "")
+        events.append(Event("values", f"output in {{{shown}}} ({len(chosen)} values; more likely under d{numerator})",
+                            numerator, lambda x, chosen=chosen: np.isin(_as_rows(x), chosen), float(predicted[k])))
+    return events
+
+
+def _show_row(row: np.void, k: int) -> str:
+    values = np.frombuffer(row.tobytes(), dtype=np.float64)
+    return f"{values[0]:g}" if k == 1 else "(" + ", ".join(f"{v:g}" for v in values) + ")"
+
+
+def _support_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> list[Event]:
+    events = []
+    for fitted in (0, 1):
+        inside, outside = (s0, s1) if fitted == 0 else (s1, s0)
+        if inside.shape[1] < 1 or len(inside) < 2:
+            continue
+        mean = inside.mean(axis=0)
+        centred = inside - mean
+        eigenvalues, vectors = np.linalg.eigh(centred.T @ centred / len(inside))
+        top = max(float(eigenvalues[-1]), 1e-300)
+        null = vectors[:, eigenvalues <= 1e-12 * top]
+        if null.shape[1] == 0 and not np.all(np.ptp(inside, axis=0) == 0):
+            continue
+        if null.shape[1] == 0:
+            null = np.eye(inside.shape[1])  # a constant output: every direction is off its support
+        tolerance = 1e3 * float(np.max(np.linalg.norm(centred @ null, axis=1))) + 1e-9 * (1 + float(np.max(np.abs(mean))))
+
+        def residual(x, mean=mean, null=null):
+            return np.linalg.norm((x - mean) @ null, axis=1)
+
+        c_in = float(np.sum(residual(inside) > tolerance))
+        c_out = float(np.sum(residual(outside) > tolerance))
+        counts = (c_in, c_out) if fitted == 0 else (c_out, c_in)
+        numerator = 1 - fitted
+        predicted = float(_predicted(counts[0], counts[1], sizes, numerator))
+        events.append(Event(
+            "support", f"distance to the {inside.shape[1] - null.shape[1]}-dimensional affine support of "
+            f"the d{fitted} outputs > {tolerance:.3g} (outputs of d{numerator} off the support of d{fitted})",
+            numerator, lambda x, residual=residual, tolerance=tolerance: residual(x) > tolerance, predicted))
+    return events
+
+
+def _standardise(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    pooled = np.concatenate([s0, s1])
+    return pooled.mean(axis=0), pooled.std(axis=0) + 1e-12
+
+
+def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
+    from sklearn.linear_model import LogisticRegression
+
+    mean, scale = _standardise(s0, s1)
+    z0, z1 = (s0 - mean) / scale, (s1 - mean) / scale
+    events = []
+    difference = z1.mean(axis=0) - z0.mean(axis=0)
+    pooled_cov = np.atleast_2d(np.cov(np.concatenate([z0 - z0.mean(axis=0), z1 - z1.mean(axis=0)]).T))
+    lda = np.linalg.solve(pooled_cov + 1e-6 * np.eye(len(difference)), difference)
+    w = lda / scale
+    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
+    m = min(len(z0), len(z1), CLASSIFIER_SAMPLES)
+    model = LogisticRegression(max_iter=500).fit(np.concatenate([z0[:m], z1[:m]]), np.repeat([0, 1], m))
+    w = model.coef_[0] / scale
+    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
+    return events
+
+
+def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
+    half = m // 2  # fit on one half of the selection split, choose the threshold on the other
+    model = HistGradientBoostingClassifier(max_iter=100, random_state=seed, early_stopping=False).fit(
+        np.concatenate([s0[:half], s1[:half]]), np.repeat([0, 1], half))
+    score = model.decision_function
+    return [_threshold_event("classifier", "gradient-boosting score", score, s0[half:], s1[half:], sizes)]
+
+
+def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
+                     per_family: int = 2, most: int = 10) -> list[Event]:
+    """The events worth bounding: the best ``per_family`` of every family, ``most`` in all."""
+    families: dict[str, list[Event]] = {}
+    values = _value_events(s0, s1, layout, sizes)
+    if values:
+        families["values"] = values
+    families["support"] = _support_events(s0, s1, sizes)
+    families["coordinate"] = [
+        _threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, sizes)
+        for j in _coordinates(s0, s1, layout)
+    ]
+    if not values:
+        families["projection"] = _linear_events(s0, s1, sizes, seed)
+        families["classifier"] = _classifier_events(s0, s1, sizes, seed)
+    chosen: list[Event] = []
+    for events in families.values():
+        ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
+        chosen.extend(ranked[:per_family])
+    chosen.sort(key=lambda e: -e.predicted_epsilon)
+    if not chosen:  # nothing predicts a bound: keep one event so the audit still reports counts
+        chosen = [families["coordinate"][0]]
+    return chosen[:most]

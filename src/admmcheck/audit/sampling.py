@@ -1,0 +1,359 @@
+"""The sampling engine: outputs of a mechanism on neighbouring datasets, drawn in worker
+processes, reproducibly, with every fault turned into a :class:`MechanismError`.
+
+Seeds. Sample ``j`` of block ``b`` on side ``s`` (0: d0, 1: d1) of neighbour pair ``p``
+runs with a PCG64 generator whose 128-bit state is words ``2j, 2j+1`` of
+``SeedSequence(seed, spawn_key=(p, s, b)).generate_state(...)`` (prefix-stable, so the
+block size does not change a sample), and with numpy's and Python's global generators
+seeded from the same words before the call, so code that ignores ``rng`` is reproducible
+too. :func:`sample_generator` rebuilds exactly that generator, which is how a
+:class:`MechanismError` tells the user to reproduce a failure. A vectorised mechanism
+(``mechanism.batch``) gets one generator per block, ``PCG64(SeedSequence(seed,
+spawn_key=(p, s, b)))``.
+
+Isolation. Mechanisms and neighbours given as ``FILE.py:NAME`` are imported and called
+only in worker processes (``python -m admmcheck.audit.worker``, started fresh, so they
+inherit nothing and import nothing of the caller's script); the main process receives
+plain float arrays as ``.npy`` bytes and JSON, never pickles. Each call runs under a per-call alarm (``timeout``); a block that does not
+come back within its whole allowance (a hang the alarm cannot interrupt, e.g. in C code)
+stops the pool.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import pickle
+import random
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from admmcheck.audit.contract import Layout, flatten_output, load_callable, neighbour_pairs
+from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where workers get a callable: ``spec`` text (imported in the worker) or a picklable object."""
+
+    spec: str | None = None
+    obj: Any = None
+
+    def load(self) -> Any:
+        return load_callable(self.spec) if self.spec is not None else self.obj
+
+    def describe(self) -> str:
+        return self.spec if self.spec is not None else getattr(self.obj, "__name__", type(self.obj).__name__)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One block of samples: ``count`` draws on side ``side`` of pair ``pair``."""
+
+    pair: int
+    side: int
+    block: int
+    count: int
+
+
+def _block_words(seed: int, task: Task) -> np.ndarray:
+    return np.random.SeedSequence(seed, spawn_key=(task.pair, task.side, task.block)).generate_state(
+        2 * task.count + 1, dtype=np.uint64)
+
+
+def _set_state(bit_generator: np.random.PCG64, words: np.ndarray, j: int, increment: int) -> None:
+    state = (int(words[2 * j]) << 64) | int(words[2 * j + 1])
+    bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": increment},
+                           "has_uint32": 0, "uinteger": 0}
+
+
+def _seed_globals(words: np.ndarray, j: int) -> None:
+    low = int(words[2 * j + 1])
+    np.random.seed(low & 0xFFFFFFFF)
+    random.seed(low)
+
+
+def sample_generator(seed: int, pair: int, side: int, block: int, index: int) -> np.random.Generator:
+    """The generator sample ``index`` of ``block`` got (and seed the global generators as it did)."""
+    task = Task(pair, side, block, index + 1)
+    words = _block_words(seed, task)
+    bit_generator = np.random.PCG64(0)
+    _set_state(bit_generator, words, index, int(words[-1]) | 1)
+    _seed_globals(words, index)
+    return np.random.Generator(bit_generator)
+
+
+# ---- worker side -------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+class _CallTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):  # pragma: no cover - runs in workers
+    raise _CallTimeout()
+
+
+def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
+    """Load the mechanism and the neighbour pairs once per worker (a pool serves one audit)."""
+    if "mechanism" not in _WORKER:
+        signal.signal(signal.SIGALRM, _alarm)
+        pairs_source = neighbours.load()
+        produced = pairs_source() if callable(pairs_source) else pairs_source
+        _WORKER.update(mechanism=mechanism.load(), pairs=neighbour_pairs(produced))
+    return _WORKER["mechanism"], _WORKER["pairs"]
+
+
+def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
+    """Worker entry: ("ok", number of neighbour pairs) or ("error", message)."""
+    try:
+        return "ok", len(_worker_state(mechanism, neighbours)[1])
+    except Exception as exc:
+        return "error", f"loading failed: {type(exc).__name__}: {exc}"
+
+
+def _timed(timeout: float, function, *args):
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return function(*args)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, task: Task,
+              expected: int | None = None) -> tuple[str, Any]:
+    """Worker entry: ("ok", (count, k) array, layout) or ("error", message)."""
+    try:
+        callable_, pairs = _worker_state(mechanism, neighbours)
+    except (AdmmcheckError, Exception) as exc:
+        return "error", f"loading failed: {type(exc).__name__}: {exc}"
+    if task.pair >= len(pairs):
+        return "error", f"neighbours returned {len(pairs)} pairs, pair {task.pair} asked for"
+    data = pairs[task.pair][task.side]
+    words = _block_words(seed, task)
+    where = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
+    batch = getattr(callable_, "batch", None)
+    if batch is not None:
+        return _run_batch(batch, data, words, seed, task, timeout, expected, where)
+    bit_generator = np.random.PCG64(0)
+    rng = np.random.Generator(bit_generator)
+    increment = int(words[-1]) | 1
+    out: np.ndarray | None = None
+    layout: Layout | None = None
+    for j in range(task.count):
+        _set_state(bit_generator, words, j, increment)
+        _seed_globals(words, j)
+        sample = f"{where}, index={j}"
+        try:
+            value = _timed(timeout, callable_, data, rng)
+        except _CallTimeout:
+            return "error", f"hangs: one call ran longer than the timeout of {timeout:g} s ({sample})"
+        except Exception as exc:
+            return "error", f"raises {type(exc).__name__}: {exc} ({sample})"
+        try:
+            flat, this_layout = flatten_output(value)
+        except (TypeError, ValueError) as exc:
+            return "error", f"returns something that is not numbers ({type(exc).__name__}: {exc}) ({sample})"
+        if out is None:
+            size = flat.size if expected is None else expected
+            if flat.size != size:
+                return "error", f"changes output shape: {flat.size} numbers, {size} before ({sample})"
+            out, layout = np.empty((task.count, size)), this_layout
+        elif flat.size != out.shape[1]:
+            return "error", f"changes output shape: {flat.size} numbers, {out.shape[1]} before ({sample})"
+        if not np.all(np.isfinite(flat)):
+            return "error", f"returns NaN or inf ({sample})"
+        out[j] = flat
+    return "ok", (out, layout)
+
+
+def _run_batch(batch, data, words, seed, task: Task, timeout: float, expected, where: str):
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(task.pair, task.side, task.block))))
+    _seed_globals(words, 0)
+    try:
+        value = _timed(timeout * task.count, batch, data, rng, task.count)
+    except _CallTimeout:
+        return "error", f"hangs: batch of {task.count} ran longer than {timeout * task.count:g} s ({where})"
+    except Exception as exc:
+        return "error", f"batch raises {type(exc).__name__}: {exc} ({where})"
+    out = np.asarray(value, dtype=np.float64)
+    if out.ndim == 1:
+        out = out[:, None]
+    out = out.reshape(out.shape[0], -1)
+    if out.shape[0] != task.count or (expected is not None and out.shape[1] != expected):
+        return "error", f"batch changes output shape: {out.shape}, expected ({task.count}, {expected}) ({where})"
+    if not np.all(np.isfinite(out)):
+        return "error", f"batch returns NaN or inf ({where})"
+    return "ok", (out, Layout((("output", (out.shape[1],)),)))
+
+
+# ---- main side ---------------------------------------------------------------------------
+
+class Sampler:
+    """Draws blocks on worker processes (:mod:`admmcheck.audit.worker`); raises
+    :class:`MechanismError` on faults. Results come back as JSON and ``.npy`` bytes, never as
+    pickles, so nothing a mechanism does in a worker can run code in the main process."""
+
+    def __init__(self, mechanism: Source, neighbours: Source, seed: int, workers: int | None = None,
+                 timeout: float = 10.0) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise InvalidConfiguration(f"--seed {seed!r} must be a non-negative integer")
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise InvalidConfiguration(f"--timeout {timeout!r} must be a positive number of seconds")
+        count = workers or os.cpu_count() or 1
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise InvalidConfiguration(f"--workers {workers!r} must be a positive integer")
+        self.mechanism, self.neighbours, self.seed, self.timeout = mechanism, neighbours, seed, float(timeout)
+        self.workers = [WorkerProcess() for _ in range(count)]
+        for worker in self.workers:
+            worker.send(("init", mechanism, neighbours, seed, self.timeout))
+        self.layout: Layout | None = None
+        self.pairs: int | None = None
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.kill()
+
+    def __enter__(self) -> "Sampler":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def probe(self) -> Layout:
+        """Load in the workers, count the pairs, and draw samples 0-1 of side 0 in two workers
+        (or twice in one); they must agree, else the mechanism uses randomness we do not control."""
+        first_worker = self.workers[0]
+        first_worker.send(("pairs",))
+        header, _ = first_worker.receive(self._allowance(1))
+        if header["status"] != "ok":
+            raise MechanismError(f"{self.mechanism.describe()}: {header['message']}")
+        if header["pairs"] > 64:
+            raise InvalidConfiguration("--neighbors returned more than 64 pairs; audit at most 64 at once")
+        self.pairs = int(header["pairs"])
+        task = Task(0, 0, 0, 2)
+        first = self._one(self.workers[0], task)
+        again = self._one(self.workers[-1], task)
+        if not np.array_equal(first, again):
+            raise MechanismError(
+                f"{self.mechanism.describe()} gives different outputs for the same seed "
+                f"(seed={self.seed}, pair=0, side=0, block=0, index=0): it draws randomness admmcheck "
+                "does not control (an unseeded generator, the clock, os.urandom); make it use rng"
+            )
+        return self.layout
+
+    def _allowance(self, count: int) -> float:
+        return self.timeout * count + 120.0
+
+    def _one(self, worker: "WorkerProcess", task: Task) -> np.ndarray:
+        worker.send(("block", task, self.layout.size if self.layout else None))
+        return self._unpack(task, worker)
+
+    def _unpack(self, task: Task, worker: "WorkerProcess") -> np.ndarray:
+        try:
+            header, array = worker.receive(self._allowance(task.count))
+        except TimeoutError:
+            self.close()
+            raise MechanismError(
+                f"{self.mechanism.describe()} hangs: block {task.block} (side {task.side}, pair {task.pair}, "
+                f"seed {self.seed}) did not finish within {self._allowance(task.count):g} s, and the per-call "
+                "timeout could not interrupt it"
+            ) from None
+        if header["status"] != "ok":
+            raise MechanismError(f"{self.mechanism.describe()} {header['message']}; reproduce it with "
+                                 "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
+        layout = Layout(tuple((str(name), tuple(int(v) for v in shape)) for name, shape in header["layout"]))
+        if self.layout is None:
+            self.layout = layout
+        elif array.shape[1] != self.layout.size:
+            raise MechanismError(f"{self.mechanism.describe()} changes output shape between blocks: "
+                                 f"{array.shape[1]} numbers, {self.layout.size} before (block {task.block})")
+        return array
+
+    def draw(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, np.ndarray]]:
+        """Yield (task, samples) in the order of ``tasks`` (deterministic). Task i goes to worker
+        i mod K, with at most two blocks in flight per worker, so memory stays bounded."""
+        tasks = list(tasks)
+        expected = self.layout.size if self.layout is not None else None
+        k = len(self.workers)
+        submitted = 0
+        for i, task in enumerate(tasks):
+            while submitted < min(len(tasks), i + 2 * k):
+                self.workers[submitted % k].send(("block", tasks[submitted], expected))
+                submitted += 1
+            yield task, self._unpack(task, self.workers[i % k])
+
+
+class WorkerProcess:
+    """One ``python -m admmcheck.audit.worker`` process: tasks in on stdin (pickles we write),
+    results out on a separate pipe (length-prefixed JSON header and ``.npy`` bytes)."""
+
+    def __init__(self) -> None:
+        read_end, write_end = os.pipe()
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "admmcheck.audit.worker", str(write_end)], stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,), close_fds=True)
+        os.close(write_end)
+        self._results = read_end
+        self._buffer = b""
+
+    def send(self, message: tuple) -> None:
+        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._process.stdin.write(struct.pack("<Q", len(payload)) + payload)
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise MechanismError("an audit worker process died (the mechanism may have killed it)") from None
+
+    def _read(self, size: int, deadline: float) -> bytes:
+        while len(self._buffer) < size:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._results], [], [], remaining)[0]:
+                raise TimeoutError
+            chunk = os.read(self._results, max(1 << 20, size - len(self._buffer)))
+            if not chunk:
+                raise MechanismError("an audit worker process died (the mechanism may have exited or crashed "
+                                     "the interpreter)")
+            self._buffer += chunk
+        data, self._buffer = self._buffer[:size], self._buffer[size:]
+        return data
+
+    def receive(self, timeout: float) -> tuple[dict[str, Any], np.ndarray | None]:
+        """(JSON header, samples or None); anything malformed is a :class:`MechanismError`."""
+        deadline = time.monotonic() + timeout
+        try:
+            header_size, array_size = struct.unpack("<QQ", self._read(16, deadline))
+            if header_size > 1 << 24:
+                raise ValueError("header too long")
+            header = json.loads(self._read(header_size, deadline))
+            array = None
+            if array_size:
+                array = np.load(io.BytesIO(self._read(array_size, deadline)), allow_pickle=False)
+                if array.ndim != 2 or array.dtype != np.float64:
+                    raise ValueError("not a float64 table")
+            if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
+                raise ValueError("no status")
+        except (ValueError, KeyError, TypeError, struct.error) as exc:
+            raise MechanismError(f"an audit worker sent a malformed result ({exc}); the mechanism may write "
+                                 "to file descriptors it does not own") from None
+        return header, array
+
+    def kill(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        if self._process.stdin:
+            self._process.stdin.close()
+        os.close(self._results)

@@ -1,0 +1,69 @@
+"""An audit worker process: ``python -m admmcheck.audit.worker FD``.
+
+Reads length-prefixed pickled messages from the main process on stdin (``init``,
+``pairs``, ``block``) and writes each answer on file descriptor FD as two lengths, a JSON
+header and, for a block, the samples as ``.npy`` bytes. The mechanism's own prints go to
+the null device, never into the answers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import struct
+import sys
+
+import numpy as np
+
+from admmcheck.audit.sampling import count_pairs, run_block
+
+
+def _answer(stream, header: dict, array: np.ndarray | None = None) -> None:
+    body = b""
+    if array is not None:
+        buffer = io.BytesIO()
+        np.save(buffer, np.ascontiguousarray(array, dtype=np.float64), allow_pickle=False)
+        body = buffer.getvalue()
+    text = json.dumps(header).encode("utf-8")
+    stream.write(struct.pack("<QQ", len(text), len(body)) + text + body)
+    stream.flush()
+
+
+def serve(requests, answers) -> None:
+    """Answer requests until stdin closes."""
+    setup = None
+    while True:
+        head = requests.read(8)
+        if len(head) < 8:
+            return
+        (size,) = struct.unpack("<Q", head)
+        message = pickle.loads(requests.read(size))  # written by the main process, trusted
+        kind = message[0]
+        if kind == "init":
+            setup = message[1:]
+        elif kind == "pairs":
+            status, payload = count_pairs(setup[0], setup[1])
+            _answer(answers, {"status": status, "pairs": payload} if status == "ok"
+                    else {"status": status, "message": payload})
+        elif kind == "block":
+            mechanism, neighbours, seed, timeout = setup
+            task, expected = message[1:]
+            status, payload = run_block(mechanism, neighbours, seed, timeout, task, expected)
+            if status == "ok":
+                array, layout = payload
+                _answer(answers, {"status": "ok", "layout": [[n, list(s)] for n, s in layout.parts]}, array)
+            else:
+                _answer(answers, {"status": status, "message": payload})
+
+
+def main() -> None:
+    answers = os.fdopen(int(sys.argv[1]), "wb")
+    requests = sys.stdin.buffer
+    sys.stdin = open(os.devnull)  # the mechanism cannot read the requests
+    serve(requests, answers)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,207 @@
+"""Mechanisms for the auditor's tests, loaded by the audit workers as ``tests/mechanisms.py:NAME``.
+
+Each broken mechanism states its true epsilon (computed by hand below) next to the epsilon
+it claims; the correct ones are exactly (epsilon, delta)-DP for the neighbours given.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+
+import numpy as np
+
+# ---- neighbours ----------------------------------------------------------------------------
+
+
+def scalar_pair():
+    """A counting query: the count is 0 or 1 (sensitivity 1)."""
+    return (0.0, 1.0)
+
+
+def vector_pair():
+    """Four counts that each change by 1: L1 sensitivity 4, L2 sensitivity 2."""
+    return (np.zeros(4), np.ones(4))
+
+
+def histogram_pair():
+    """Replace-one neighbours of a 5-bin histogram: one record moves from bin 0 to bin 1 (L1 = 2)."""
+    return (np.array([5.0, 3.0, 2.0, 4.0, 1.0]), np.array([4.0, 4.0, 2.0, 4.0, 1.0]))
+
+
+def max_pair():
+    """Scores for report-noisy-max; each score changes by at most 1."""
+    return (np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.0, 1.0, 1.0, 1.0]))
+
+
+def svt_pair():
+    """Queries for the sparse vector technique (sensitivity 1), threshold 0."""
+    return (np.array([0.0, 0.0, 0.0, 0.0, 1.0]), np.array([1.0, 1.0, 1.0, 1.0, 0.0]))
+
+
+def svt_mixed_pair():
+    """Lyu, Su and Li's witness: five queries move up by 1 and five move down by 1."""
+    return (np.array([0.0] * 5 + [1.0] * 5), np.array([1.0] * 5 + [0.0] * 5))
+
+
+def plane_pair():
+    """Two points of the plane that differ along the second axis."""
+    return (np.array([0.0, 0.0]), np.array([0.0, 1.0]))
+
+
+# ---- correct mechanisms --------------------------------------------------------------------
+
+
+def laplace(data, rng):
+    """Laplace mechanism, epsilon = 1 for sensitivity 1."""
+    return data + rng.laplace(0.0, 1.0)
+
+
+def gaussian(data, rng):
+    """Gaussian mechanism, (0.5, 1e-5)-DP for L2 sensitivity 2 (vector_pair): sigma = 2 sqrt(2 ln(1.25/delta))/eps."""
+    sigma = 2.0 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5
+    return data + rng.normal(0.0, sigma, size=np.shape(data))
+
+
+def noisy_max(data, rng):
+    """Report noisy max (index only) with Laplace(2/eps) noise, epsilon = 1."""
+    return float(np.argmax(data + rng.laplace(0.0, 2.0, size=len(data))))
+
+
+def laplace_global(data, rng):
+    """epsilon = 1, but draws from numpy's global generator instead of rng."""
+    return data + np.random.laplace(0.0, 1.0)
+
+
+def laplace_python_random(data, rng):
+    """epsilon = 1, drawing from Python's random module."""
+    u = random.random() - 0.5
+    return data - math.copysign(1.0, u) * math.log(1 - 2 * abs(u))
+
+
+def _laplace_batch(data, rng, n):
+    return data + rng.laplace(0.0, 1.0, size=n)
+
+
+def laplace_vectorised(data, rng):
+    """epsilon = 1, with a vectorised form."""
+    return data + rng.laplace(0.0, 1.0)
+
+
+laplace_vectorised.batch = _laplace_batch
+
+
+def mapping_output(data, rng):
+    """A mapping release: two named parts (flattened in sorted-key order)."""
+    return {"b": data + rng.laplace(0.0, 1.0, size=2), "a": np.array([[data + rng.laplace(0.0, 1.0)]])}
+
+
+# ---- broken mechanisms (claim epsilon = 1 unless said otherwise) ---------------------------
+
+
+def laplace_half_scale(data, rng):
+    """Laplace(1/2) for sensitivity 1: true epsilon 2."""
+    return data + rng.laplace(0.0, 0.5)
+
+
+def histogram_wrong_scale(data, rng):
+    """Laplace(1/eps) per bin for replace-one neighbours (L1 sensitivity 2): true epsilon 2."""
+    return data + rng.laplace(0.0, 1.0, size=len(data))
+
+
+def vector_l2_sensitivity(data, rng):
+    """Laplace vector scaled by the L2 sensitivity 2 instead of the L1 sensitivity 4: true epsilon 2."""
+    return data + rng.laplace(0.0, 2.0, size=len(data))
+
+
+def noisy_max_with_value(data, rng):
+    """Report noisy max releasing the noisy maximum too, Laplace(2/eps): true epsilon 2."""
+    noisy = data + rng.laplace(0.0, 2.0, size=len(data))
+    k = int(np.argmax(noisy))
+    return np.array([k, noisy[k]])
+
+
+def noisy_max_too_little_noise(data, rng):
+    """Report noisy max with Laplace(1/(2 eps)) noise: true epsilon > 1 (about 4 here)."""
+    return float(np.argmax(data + rng.laplace(0.0, 0.5, size=len(data))))
+
+
+def svt_no_threshold_noise(data, rng):
+    """Sparse vector (Lyu, Su, Li 2017, Alg. 5 style): no noise on the threshold, answers until the
+    first one above it; claims epsilon = 1, but the output pattern is not 1-DP (infinite)."""
+    out = np.zeros(len(data))
+    for j, q in enumerate(data):
+        if q + rng.laplace(0.0, 2.0) >= 0.5:
+            out[j] = 1.0
+            break
+    return out
+
+
+def svt_never_stops(data, rng):
+    """Sparse vector that keeps answering after the first query above the threshold (Lyu, Su, Li
+    2017, Alg. 6 style): each extra answer costs privacy, so the claimed epsilon = 1 fails."""
+    threshold = 0.5 + rng.laplace(0.0, 2.0)
+    return np.array([float(q + rng.laplace(0.0, 2.0) >= threshold) for q in data])
+
+
+def admm_noise_missing_once(data, rng):
+    """Three broadcast iterates; iteration 2 forgets its noise: the release reveals the data (infinite)."""
+    return np.array([data + rng.laplace(0.0, 3.0), 0.5 * data, 0.25 * data + rng.laplace(0.0, 3.0)])
+
+
+def admm_noise_reused(data, rng):
+    """The noise is drawn once and reused in both iterates: their difference reveals the data."""
+    noise = rng.laplace(0.0, 3.0)
+    return np.array([data + noise, 2.0 * data + noise])
+
+
+def gamma_norm_shape_d_minus_1(data, rng):
+    """Noise with density claimed ∝ exp(-||e||) in d = 2 dimensions, but ||e|| ~ Gamma(d - 1, 1):
+    the density is ∝ exp(-r)/r, unbounded at the released point, so no epsilon holds."""
+    radius = rng.gamma(1.0, 1.0)
+    angle = rng.uniform(0.0, 2 * np.pi)
+    return data + radius * np.array([np.cos(angle), np.sin(angle)])
+
+
+def low_rank_noise(data, rng):
+    """Noise along the first axis only, while the neighbours differ along the second: infinite."""
+    return data + np.array([rng.laplace(0.0, 1.0), 0.0])
+
+
+def gaussian_wrong_sigma(data, rng):
+    """Gaussian with sigma = sensitivity/eps (forgets sqrt(2 ln(1.25/delta))): claims (0.5, 1e-5)."""
+    return data + rng.normal(0.0, 2.0 / 0.5, size=np.shape(data))
+
+
+# ---- faulty mechanisms ---------------------------------------------------------------------
+
+
+def raises(data, rng):
+    if rng.random() < 0.01:
+        raise ValueError("bad luck")
+    return data + rng.laplace(0.0, 1.0)
+
+
+def hangs(data, rng):
+    if rng.random() < 0.01:
+        time.sleep(60)
+    return data + rng.laplace(0.0, 1.0)
+
+
+def returns_nan(data, rng):
+    return float("nan") if rng.random() < 0.01 else data + rng.laplace(0.0, 1.0)
+
+
+def changes_shape(data, rng):
+    return np.zeros(2) if rng.random() < 0.01 else np.zeros(1) + data + rng.laplace(0.0, 1.0)
+
+
+def unseeded(data, rng):
+    """Draws from the operating system: a different output for the same seed."""
+    return data + int.from_bytes(os.urandom(2), "little") / 65536.0
+
+
+def not_numbers(data, rng):
+    return "a string"
