@@ -2,9 +2,9 @@
 processes, reproducibly, with every fault turned into a :class:`MechanismError`.
 
 Seeds. Sample ``j`` of block ``b`` on side ``s`` (0: d0, 1: d1) of neighbour pair ``p``
-runs with a PCG64 generator whose 128-bit state is words ``2j, 2j+1`` of
-``SeedSequence(seed, spawn_key=(p, s, b)).generate_state(...)`` (prefix-stable, so the
-block size does not change a sample), and with numpy's and Python's global generators
+runs with a PCG64 generator whose increment is word 0 and whose 128-bit state is words
+``2j+1, 2j+2`` of ``SeedSequence(seed, spawn_key=(p, s, b)).generate_state(...)``
+(prefix-stable, so the block size does not change a sample), and with numpy's and Python's global generators
 seeded from the same words before the call, so code that ignores ``rng`` is reproducible
 too. :func:`sample_generator` rebuilds exactly that generator, which is how a
 :class:`MechanismError` tells the user to reproduce a failure. A vectorised mechanism
@@ -71,14 +71,16 @@ def _block_words(seed: int, task: Task) -> np.ndarray:
         2 * task.count + 1, dtype=np.uint64)
 
 
-def _set_state(bit_generator: np.random.PCG64, words: np.ndarray, j: int, increment: int) -> None:
-    state = (int(words[2 * j]) << 64) | int(words[2 * j + 1])
+def _set_state(bit_generator: np.random.PCG64, words: np.ndarray, j: int) -> None:
+    """Word 0 is the block's stream increment; words 2j+1, 2j+2 are sample j's 128-bit state."""
+    state = (int(words[2 * j + 1]) << 64) | int(words[2 * j + 2])
+    increment = int(words[0]) | 1
     bit_generator.state = {"bit_generator": "PCG64", "state": {"state": state, "inc": increment},
                            "has_uint32": 0, "uinteger": 0}
 
 
 def _seed_globals(words: np.ndarray, j: int) -> None:
-    low = int(words[2 * j + 1])
+    low = int(words[2 * j + 2])
     np.random.seed(low & 0xFFFFFFFF)
     random.seed(low)
 
@@ -88,7 +90,7 @@ def sample_generator(seed: int, pair: int, side: int, block: int, index: int) ->
     task = Task(pair, side, block, index + 1)
     words = _block_words(seed, task)
     bit_generator = np.random.PCG64(0)
-    _set_state(bit_generator, words, index, int(words[-1]) | 1)
+    _set_state(bit_generator, words, index)
     _seed_globals(words, index)
     return np.random.Generator(bit_generator)
 
@@ -149,11 +151,10 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         return _run_batch(batch, data, words, seed, task, timeout, expected, where)
     bit_generator = np.random.PCG64(0)
     rng = np.random.Generator(bit_generator)
-    increment = int(words[-1]) | 1
     out: np.ndarray | None = None
     layout: Layout | None = None
     for j in range(task.count):
-        _set_state(bit_generator, words, j, increment)
+        _set_state(bit_generator, words, j)
         _seed_globals(words, j)
         sample = f"{where}, index={j}"
         try:

@@ -1,0 +1,192 @@
+"""Issue 15: the black-box auditor finds broken mechanisms, passes correct ones, and turns
+every fault of code under audit into a MechanismError that says how to reproduce it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admmcheck.audit import PrivacyClaim, Source, audit, sample_generator
+from admmcheck.audit.sampling import Sampler, Task
+from admmcheck.cli import main
+from admmcheck.errors import MechanismError
+
+HERE = Path(__file__).resolve().parent
+MECHANISMS = str(HERE / "mechanisms.py")
+
+
+def _audit(mechanism: str, neighbours: str, epsilon: float = 1.0, delta: float = 0.0, **kwargs):
+    kwargs.setdefault("samples", 100_000)
+    kwargs.setdefault("workers", 2)
+    return audit(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:{neighbours}"),
+                 PrivacyClaim(epsilon, delta), **kwargs)
+
+
+# (mechanism, neighbours, claimed epsilon, claimed delta, true epsilon where known exactly)
+BROKEN = [
+    ("laplace_half_scale", "scalar_pair", 1.0, 0.0, 2.0),
+    ("histogram_wrong_scale", "histogram_pair", 1.0, 0.0, 2.0),
+    ("vector_l2_sensitivity", "vector_pair", 1.0, 0.0, 2.0),
+    ("noisy_max_with_value", "max_pair", 1.0, 0.0, None),
+    ("noisy_max_too_little_noise", "max_pair", 1.0, 0.0, None),
+    ("svt_no_threshold_noise", "svt_pair", 1.0, 0.0, None),
+    ("svt_never_stops", "svt_mixed_pair", 1.0, 0.0, None),
+    ("admm_noise_missing_once", "scalar_pair", 1.0, 0.0, np.inf),
+    ("admm_noise_reused", "scalar_pair", 1.0, 0.0, np.inf),
+    ("gamma_norm_shape_d_minus_1", "plane_pair", 1.0, 0.0, np.inf),
+    ("low_rank_noise", "plane_pair", 1.0, 0.0, np.inf),
+    ("gaussian_wrong_sigma", "vector_pair", 0.5, 1e-5, None),
+]
+
+
+@pytest.mark.parametrize("mechanism, neighbours, epsilon, delta, true_epsilon", BROKEN, ids=[b[0] for b in BROKEN])
+def test_broken_mechanisms_are_flagged_within_1e5_samples(mechanism, neighbours, epsilon, delta, true_epsilon):
+    result = _audit(mechanism, neighbours, epsilon, delta, seed=7)
+    assert result.verdict == "violation"
+    assert result.epsilon_lower_bound > epsilon
+    if true_epsilon is not None:
+        assert result.epsilon_lower_bound <= true_epsilon  # a lower bound, never above the truth
+    lower_a = result.intervals[result.numerator][0]
+    upper_b = result.intervals[1 - result.numerator][1]
+    assert np.log((lower_a - delta) / upper_b) == pytest.approx(result.epsilon_lower_bound, rel=1e-12)
+
+
+CORRECT = [
+    ("laplace", "scalar_pair", 1.0, 0.0),
+    ("gaussian", "vector_pair", 0.5, 1e-5),
+    ("noisy_max", "max_pair", 1.0, 0.0),
+    ("laplace_global", "scalar_pair", 1.0, 0.0),
+    ("laplace_python_random", "scalar_pair", 1.0, 0.0),
+    ("laplace_vectorised", "scalar_pair", 1.0, 0.0),
+]
+
+
+@pytest.mark.parametrize("mechanism, neighbours, epsilon, delta", CORRECT, ids=[c[0] for c in CORRECT])
+def test_correct_mechanisms_are_not_flagged(mechanism, neighbours, epsilon, delta):
+    result = _audit(mechanism, neighbours, epsilon, delta, samples=30_000, seed=3)
+    assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= epsilon
+
+
+def test_a_tight_bound_on_the_laplace_mechanism():
+    result = _audit("laplace", "scalar_pair", samples=100_000, seed=1)
+    assert 0.85 <= result.epsilon_lower_bound <= 1.0
+    assert result.bounding_samples[0] + result.selection_samples[0] == 100_000
+    assert result.intervals_bounded == 2 * len(result.candidates)
+
+
+def test_mapping_outputs_are_flattened_in_sorted_key_order():
+    result = _audit("mapping_output", "scalar_pair", samples=2_000)
+    assert result.layout.as_dict() == [{"name": "a", "shape": [1, 1]}, {"name": "b", "shape": [2]}]
+    assert result.layout.describe(0) == "a[0, 0]" and result.layout.describe(2) == "b[1]"
+
+
+def test_global_generators_make_unseeded_code_reproducible():
+    first = _audit("laplace_global", "scalar_pair", samples=5_000, seed=11).as_dict()
+    again = _audit("laplace_global", "scalar_pair", samples=5_000, seed=11, workers=1).as_dict()
+    other = _audit("laplace_global", "scalar_pair", samples=5_000, seed=12).as_dict()
+    for key in ("p_d0", "p_d1", "epsilon_lower_bound", "event"):
+        assert first[key] == again[key]
+    assert first["p_d0"] != other["p_d0"]
+
+
+def test_sample_generator_reproduces_a_drawn_sample():
+    sys.path.insert(0, str(HERE))
+    try:
+        import mechanisms  # our own test code: fine to run here
+    finally:
+        sys.path.remove(str(HERE))
+    with Sampler(Source(f"{MECHANISMS}:laplace"), Source(f"{MECHANISMS}:scalar_pair"), seed=5, workers=1) as s:
+        s.probe()
+        [(_, block)] = list(s.draw([Task(0, 1, 3, 10)]))
+    for index in (0, 7):
+        rng = sample_generator(5, pair=0, side=1, block=3, index=index)
+        assert mechanisms.laplace(1.0, rng) == block[index, 0]
+
+
+@pytest.mark.parametrize("mechanism, message", [
+    ("raises", "raises ValueError: bad luck (seed=0, pair=0, side="),
+    ("hangs", "hangs: one call ran longer than the timeout of 0.5 s"),
+    ("returns_nan", "returns NaN or inf (seed=0"),
+    ("changes_shape", "changes output shape: 2 numbers, 1 before"),
+    ("unseeded", "gives different outputs for the same seed"),
+    ("not_numbers", "returns something that is not numbers"),
+    ("no_such_name", "has no callable named no_such_name"),
+])
+def test_faults_become_mechanism_errors_that_say_which(mechanism, message):
+    with pytest.raises(MechanismError, match=None) as raised:
+        _audit(mechanism, "scalar_pair", samples=5_000, timeout=0.5, seed=0)
+    assert message in str(raised.value)
+
+
+def test_third_party_code_never_runs_in_the_main_process(tmp_path):
+    marker = tmp_path / "imported-by"
+    module = tmp_path / "spy.py"
+    module.write_text(
+        "import os\n"
+        f"open({str(marker)!r}, 'a').write(str(os.getpid()) + '\\n')\n"
+        "def mechanism(data, rng):\n    return data + rng.laplace(0.0, 1.0)\n"
+        "def neighbours():\n    return (0.0, 1.0)\n")
+    result = audit(Source(f"{module}:mechanism"), Source(f"{module}:neighbours"), PrivacyClaim(1.0),
+                   samples=1_000, workers=2)
+    assert result.verdict == "no-violation-found"
+    pids = {int(line) for line in marker.read_text().split()}
+    assert pids and os.getpid() not in pids
+    assert not any(getattr(m, "__file__", None) == str(module) for m in list(sys.modules.values()))
+
+
+def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
+    whole = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=9).as_dict()
+    path = tmp_path / "audit.sqlite"
+    cut = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=9, checkpoint=str(path), max_time=1e-9)
+    assert not cut.complete and cut.bounding_samples == (0, 0)
+    resumed = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=9, checkpoint=str(path)).as_dict()
+    again = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=9, checkpoint=str(path)).as_dict()
+    for result in (resumed, again):  # the second run draws nothing: every block is stored
+        assert {k: v for k, v in result.items() if k != "wall_time_s"} == {
+            k: v for k, v in whole.items() if k != "wall_time_s"}
+    with pytest.raises(Exception, match="belongs to another audit"):
+        _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=10, checkpoint=str(path))
+
+
+def test_a_killed_cli_audit_resumes_to_the_same_answer(tmp_path):
+    path = tmp_path / "killed.sqlite"
+    command = [sys.executable, "-m", "admmcheck", "audit", "--mechanism", f"{MECHANISMS}:laplace_half_scale",
+               "--neighbors", f"{MECHANISMS}:scalar_pair", "--epsilon", "1", "--samples", "200000",
+               "--workers", "2", "--seed", "4", "--json", "--quiet"]
+    process = subprocess.Popen(command + ["--checkpoint", str(path)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, start_new_session=True)
+    time.sleep(4)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    resumed = subprocess.run(command + ["--checkpoint", str(path)], capture_output=True, text=True, timeout=300)
+    whole = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == whole.returncode == 1
+    strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "wall_time_s"}  # noqa: E731
+    assert strip(resumed.stdout) == strip(whole.stdout)
+
+
+def test_cli_audit_json_contract_and_exit_status(capsys):
+    args = ["audit", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors", f"{MECHANISMS}:scalar_pair",
+            "--epsilon", "1", "--samples", "20000", "--workers", "2", "--json"]
+    assert main(args) == 1
+    out = json.loads(capsys.readouterr().out)
+    for key in ("verdict", "epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples",
+                "event", "p_d0", "p_d1", "seed", "wall_time_s"):
+        assert key in out
+    assert out["verdict"] == "violation" and out["p_d0"]["n"] == 18_000
+    assert main(["audit", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
+                 "--epsilon", "1", "--samples", "5000", "--workers", "2"]) == 0
+    assert "no-violation-found" in capsys.readouterr().out
+    assert main(["audit", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair"]) == 2
+    assert "--epsilon is required" in capsys.readouterr().err
+    assert main(["audit", "--mechanism", f"{MECHANISMS}:raises", "--neighbors", f"{MECHANISMS}:scalar_pair",
+                 "--epsilon", "1", "--samples", "5000"]) == 2
+    assert "raises ValueError" in capsys.readouterr().err
