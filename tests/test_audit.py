@@ -190,3 +190,31 @@ def test_cli_audit_json_contract_and_exit_status(capsys):
     assert main(["audit", "--mechanism", f"{MECHANISMS}:raises", "--neighbors", f"{MECHANISMS}:scalar_pair",
                  "--epsilon", "1", "--samples", "5000"]) == 2
     assert "raises ValueError" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["pp", "dvp", "radmm"])
+def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
+    from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
+
+    config = ReferenceAuditConfig(mechanism=name, audit_samples=10_000, workers=2, seed=2)
+    claim, bound, mechanism, pairs = reference_claim(config)
+    assert bound["beta"] == claim.epsilon and all(bound["preconditions"].values())
+    (d0, d1), = pairs
+    assert sum(int(np.sum(a != b)) for a, b in zip(d0.labels, d1.labels)) == 1  # one record changed
+    result, _ = run_reference_audit(config)
+    assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= claim.epsilon
+    assert result.layout.size == (config.iterations + 1) * config.nodes * config.dim  # every broadcast f_i(t)
+
+
+def test_reference_audit_cli_refuses_what_does_not_apply(capsys):
+    assert main(["audit", "radmm", "--theta", "1"]) == 2
+    assert "--theta does not apply to radmm" in capsys.readouterr().err
+    assert main(["audit", "pvp"]) == 2
+    assert "give --epsilon" in capsys.readouterr().err
+    assert main(["audit", "pp", "--mechanism", "x.py:f"]) == 2
+    assert "--mechanism does not apply to the reference audit" in capsys.readouterr().err
+    assert main(["audit", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
+                 "--epsilon", "1", "--nodes", "3"]) == 2
+    assert "--nodes does not apply here" in capsys.readouterr().err
+    assert main(["audit", "pp", "--theta", "0.01", "--C", "10", "--samples", "1000"]) == 2
+    assert "does not apply on this setting (theta_condition" in capsys.readouterr().err

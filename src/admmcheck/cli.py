@@ -21,10 +21,11 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
-from admmcheck.audit.job import AuditConfig, run_audit
+from admmcheck.audit.job import AuditConfig, ReferenceAuditConfig, run_audit, run_reference_audit
+from admmcheck.audit.reference import REFERENCE_MECHANISMS
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
-from admmcheck.errors import AdmmcheckError
+from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
 from admmcheck.jobs import (
@@ -158,18 +159,41 @@ def _parser() -> argparse.ArgumentParser:
 
     audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets (black box)")
     plain_audit = AuditConfig(mechanism="m.py:f", neighbors="m.py:g", epsilon=1.0)
+    reference = ReferenceAuditConfig()
+    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS, metavar="REFERENCE",
+                       help="audit our own " + ", ".join(REFERENCE_MECHANISMS) + " against its theorem's beta "
+                       "on a small setting (then no --mechanism/--neighbors)")
     _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> array or mapping")
     _option(audit, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> (d0, d1) or an iterable of pairs")
-    _option(audit, "--epsilon", None, "the claimed epsilon", type=_NUMBER)
+    _option(audit, "--epsilon", None, "the claimed epsilon (REFERENCE: pvp only; the others use beta)",
+            type=_NUMBER)
     _option(audit, "--delta", plain_audit.delta, "the claimed delta", type=_NUMBER)
-    _option(audit, "--samples", plain_audit.samples, "samples per side", type=int)
+    _option(audit, "--samples", plain_audit.samples, "samples per side (REFERENCE: default "
+            f"{reference.audit_samples})", type=int, dest="audit_samples")
     _option(audit, "--confidence", plain_audit.confidence, "confidence of the lower bound", type=_NUMBER)
-    _option(audit, "--seed", plain_audit.seed, "seed of every sample", type=int)
+    _option(audit, "--seed", plain_audit.seed, "seed of every sample (REFERENCE: also of the data)", type=int)
     _option(audit, "--workers", None, "worker processes (default: every core)", type=int)
     _option(audit, "--timeout", plain_audit.timeout, "seconds one mechanism call may take", type=_NUMBER)
     _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
             type=_NUMBER)
     _option(audit, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
+    for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer or adult:PATH"),
+                                ("--graph", reference.graph, "REFERENCE: network")):
+        _option(audit, flag, default, text)
+    for flag, dest, default, text in (("--nodes", "nodes", reference.nodes, "REFERENCE: nodes N"),
+                                      ("--iterations", "iterations", reference.iterations, "REFERENCE: iterations T"),
+                                      ("--rows", "samples", reference.samples, "REFERENCE: synthetic rows"),
+                                      ("--dim", "dim", reference.dim, "REFERENCE: synthetic dimension")):
+        _option(audit, flag, default, text, type=int, dest=dest)
+    for flag, default, text in (("--C", reference.C, "REFERENCE: C of eq. (1)"),
+                                ("--rho", reference.rho, "REFERENCE: rho of eq. (1)"),
+                                ("--theta", reference.theta, "REFERENCE pp, dvp: theta"),
+                                ("--gamma", reference.gamma, "REFERENCE radmm: gamma")):
+        _option(audit, flag, default, text, type=_NUMBER)
+    _option(audit, "--eta", reference.eta, "REFERENCE: eta (pp: eta_i(t), a schedule)", type=_SCHEDULE)
+    _option(audit, "--alpha", reference.alpha, "REFERENCE: alpha_i(t)", type=_SCHEDULE)
+    _option(audit, "--neighbour-kind", reference.neighbours, "REFERENCE: label-flip or feature-move of record 0 "
+            "of node 0", dest="neighbours")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -312,9 +336,20 @@ def _command_experiment(args: argparse.Namespace) -> int:
 
 def _command_audit(args: argparse.Namespace) -> int:
     flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
-    config = AuditConfig(**flags)
-    result = run_audit(config, progress=not args.quiet and sys.stderr.isatty())
-    summary = result.as_dict()
+    target = flags.pop("target")
+    progress = not args.quiet and sys.stderr.isatty()
+    if target is None:
+        if "audit_samples" in flags:
+            flags["samples"] = flags.pop("audit_samples")
+        result, extra = run_audit(config_from_flags(AuditConfig, flags), progress=progress), {}
+    else:
+        for name in ("mechanism", "neighbors"):
+            if name in flags:
+                raise InvalidConfiguration(f"--{name} does not apply to the reference audit of {target}; remove it")
+        result, bound = run_reference_audit(config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target}),
+                                            progress=progress)
+        extra = {"theorem": bound}
+    summary = result.as_dict() | extra
     if args.json:
         print(to_json(summary))
     else:

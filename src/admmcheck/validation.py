@@ -49,7 +49,11 @@ def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     only_for: Mapping[str, tuple[str, tuple[str, ...]]] = getattr(cls, "ONLY_FOR", {})
     names: Mapping[str, str] = getattr(cls, "FLAG_NAMES", {})
     defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
+    known = {f.name for f in fields(cls)}
     for name in flags:
+        if name not in known:
+            flag = names.get(name, "--" + name.replace("_", "-"))
+            raise InvalidConfiguration(f"{flag} does not apply here; remove it (see --help for the flags that do)")
         if name not in only_for:
             continue
         selector, allowed = only_for[name]

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.contract import PrivacyClaim
+from admmcheck.audit.reference import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
 from admmcheck.audit.sampling import Source
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.errors import InvalidConfiguration, PreconditionError
+from admmcheck.jobs import ProblemSetting, build_problem
+from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
+from admmcheck.schedules import ScheduleLike
 from admmcheck.validation import non_negative_int, positive_int, real
 
 
@@ -51,3 +56,82 @@ def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
                  PrivacyClaim(config.epsilon, config.delta), samples=config.samples, confidence=config.confidence,
                  seed=config.seed, workers=config.workers, timeout=config.timeout, max_time=config.max_time,
                  checkpoint=config.checkpoint, progress=progress)
+
+
+@dataclass(frozen=True)
+class ReferenceAuditConfig(ProblemSetting):
+    """An audit of one of our reference mechanisms on a small setting, against its theorem's β
+    (PVP has no theorem: give ``epsilon``). The neighbours change record 0 of node 0."""
+
+    mechanism: str = "pp"
+    dataset: str = "synthetic"
+    nodes: int = 3
+    iterations: int = 5
+    samples: int = 30
+    dim: int = 2
+    eta: ScheduleLike = 1.0
+    theta: float = 1.0
+    alpha: ScheduleLike = 5.0
+    gamma: float = 0.2
+    neighbours: str = "label-flip"
+    epsilon: float | None = None
+    audit_samples: int = 20_000
+    confidence: float = 0.95
+    workers: int | None = None
+    timeout: float = 60.0
+    max_time: float | None = None
+    checkpoint: str | None = None
+
+    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
+        "theta": ("mechanism", ("pp", "dvp")),
+        "gamma": ("mechanism", ("radmm",)),
+        "epsilon": ("mechanism", ("pvp",)),
+    }
+    FLAG_NAMES: ClassVar[dict[str, str]] = {"mechanism": "MECHANISM", "audit_samples": "--samples",
+                                            "neighbours": "--neighbour-kind"}
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.mechanism not in REFERENCE_MECHANISMS:
+            raise InvalidConfiguration(f"unknown mechanism {self.mechanism!r}; choose one of "
+                                       f"{', '.join(REFERENCE_MECHANISMS)}")
+        if self.neighbours not in NEIGHBOUR_KINDS[:2]:
+            raise InvalidConfiguration(f"--neighbour-kind {self.neighbours!r}: the theorems use replace-one "
+                                       f"neighbours; choose {' or '.join(NEIGHBOUR_KINDS[:2])}")
+        if self.mechanism == "pvp" and self.epsilon is None:
+            raise InvalidConfiguration("pvp has no privacy theorem to audit against; give --epsilon")
+        positive_int("--samples", self.audit_samples)
+
+
+def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, list]:
+    """The claim (the theorem's β, or ``epsilon`` for PVP), the bound's summary, the mechanism and neighbours."""
+    problem, network = build_problem(config)
+    setting = BoundSetting.from_problem(problem, network)
+    if config.mechanism in ("pp", "dvp"):
+        penalty = config.theta if config.mechanism == "dvp" else config.eta
+        bound = pp_bound(setting, penalty, config.alpha, config.theta, config.iterations)
+        parameters = {"alpha": config.alpha, "theta": config.theta}
+        if config.mechanism == "pp":
+            parameters["penalty"] = config.eta
+    elif config.mechanism == "radmm":
+        bound = radmm_bound(setting, float(config.eta), config.alpha, config.iterations)
+        parameters = {"eta": float(config.eta), "gamma": config.gamma, "alpha": config.alpha}
+    else:
+        bound = None
+        parameters = {"eta": float(config.eta), "alpha": config.alpha}
+    if bound is not None and not bound.holds:
+        raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
+                                "fail); there is no claim to audit. Raise --theta/--eta or the node sizes")
+    epsilon = config.epsilon if bound is None else bound.require()
+    mechanism = ReferenceMechanism(config.mechanism, network, config.iterations, parameters)
+    pairs = [replace_one_record(problem, 0, 0, config.neighbours)]
+    return PrivacyClaim(epsilon), (bound.summary() if bound else {"theorem": None}), mechanism, pairs
+
+
+def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) -> tuple[AuditResult, dict[str, object]]:
+    """Audit a reference mechanism against its theorem (the workers receive it by pickle: our own code)."""
+    claim, bound, mechanism, pairs = reference_claim(config)
+    result = audit(Source(obj=mechanism), Source(obj=pairs), claim, samples=config.audit_samples,
+                   confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
+                   max_time=config.max_time, checkpoint=config.checkpoint, progress=progress)
+    return result, bound
