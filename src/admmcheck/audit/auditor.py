@@ -29,7 +29,7 @@ from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
 SELECTION_FRACTION = 0.1
-SELECTION_NUMBERS = 20_000_000  # at most this many output numbers per side are kept for selection
+SELECTION_NUMBERS = 16_000_000  # at most this many output numbers per side are kept for selection
 
 
 @dataclass(frozen=True)

@@ -113,10 +113,12 @@ def _coordinates(s0: np.ndarray, s1: np.ndarray, layout: Layout, limit: int = 32
 
 def _discrete(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """(unique rows, inverse) of the pooled samples when the output takes few values."""
-    pooled = np.concatenate([s0, s1]) + 0.0  # -0.0 -> 0.0
-    rows = _as_rows(pooled)
+    limit = min(DISCRETE_LIMIT, max(10, (len(s0) + len(s1)) // 20))
+    if len(np.unique(s0[: 4 * limit, 0])) > limit:  # cheap first look: one coordinate already has too many
+        return None
+    rows = np.concatenate([_as_rows(s0), _as_rows(s1)])
     unique, inverse = np.unique(rows, return_inverse=True)
-    if len(unique) > min(DISCRETE_LIMIT, max(10, len(pooled) // 20)):
+    if len(unique) > limit:
         return None
     return unique, inverse
 
@@ -185,24 +187,37 @@ def _support_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> li
     return events
 
 
-def _standardise(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    pooled = np.concatenate([s0, s1])
-    return pooled.mean(axis=0), pooled.std(axis=0) + 1e-12
+def _moments(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and standard deviation of the pooled samples, without building the pooled array."""
+    n0, n1 = len(s0), len(s1)
+    mean = (s0.sum(axis=0) + s1.sum(axis=0)) / (n0 + n1)
+    square = (np.einsum("ij,ij->j", s0, s0) + np.einsum("ij,ij->j", s1, s1)) / (n0 + n1)
+    return mean, np.sqrt(np.maximum(square - mean**2, 0.0)) + 1e-12
+
+
+def _within_covariance(s0: np.ndarray, s1: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Pooled within-class covariance of the standardised samples (one side in memory at a time)."""
+    total = np.zeros((s0.shape[1], s0.shape[1]))
+    for side in (s0, s1):
+        centred = (side - side.mean(axis=0)) / scale
+        total += centred.T @ centred
+        del centred
+    return total / max(1, len(s0) + len(s1) - 2)
 
 
 def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
     from sklearn.linear_model import LogisticRegression
 
-    mean, scale = _standardise(s0, s1)
-    z0, z1 = (s0 - mean) / scale, (s1 - mean) / scale
+    mean, scale = _moments(s0, s1)
     events = []
-    difference = z1.mean(axis=0) - z0.mean(axis=0)
-    pooled_cov = np.atleast_2d(np.cov(np.concatenate([z0 - z0.mean(axis=0), z1 - z1.mean(axis=0)]).T))
-    lda = np.linalg.solve(pooled_cov + 1e-6 * np.eye(len(difference)), difference)
+    difference = (s1.mean(axis=0) - s0.mean(axis=0)) / scale
+    lda = np.linalg.solve(_within_covariance(s0, s1, scale) + 1e-6 * np.eye(len(difference)), difference)
     w = lda / scale
     events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
-    m = min(len(z0), len(z1), CLASSIFIER_SAMPLES)
-    model = LogisticRegression(max_iter=500).fit(np.concatenate([z0[:m], z1[:m]]), np.repeat([0, 1], m))
+    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
+    training = (np.concatenate([s0[:m], s1[:m]]) - mean) / scale
+    model = LogisticRegression(max_iter=500).fit(training, np.repeat([0, 1], m))
+    del training
     w = model.coef_[0] / scale
     events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
     return events
