@@ -154,6 +154,14 @@ def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
             k: v for k, v in whole.items() if k != "wall_time_s"}
     with pytest.raises(Exception, match="belongs to another audit"):
         _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=10, checkpoint=str(path))
+    from admmcheck.audit.job import ReferenceAuditConfig, run_reference_audit
+
+    reference = tmp_path / "reference.sqlite"
+    run_reference_audit(ReferenceAuditConfig(mechanism="pp", audit_samples=1_000, workers=1,
+                                             checkpoint=str(reference)))
+    with pytest.raises(Exception, match="belongs to another audit"):  # same name, other alpha
+        run_reference_audit(ReferenceAuditConfig(mechanism="pp", alpha=9.0, audit_samples=1_000, workers=1,
+                                                 checkpoint=str(reference)))
 
 
 def test_a_killed_cli_audit_resumes_to_the_same_answer(tmp_path):

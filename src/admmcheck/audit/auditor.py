@@ -136,6 +136,7 @@ def audit(
         if checkpoint is not None:
             store = Checkpoint(checkpoint, {
                 "mechanism": mechanism.describe(), "neighbours": neighbours.describe(), "seed": seed,
+                "mechanism_sha256": mechanism.fingerprint(), "neighbours_sha256": neighbours.fingerprint(),
                 "samples": samples, "epsilon": claim.epsilon, "delta": claim.delta, "confidence": confidence,
                 "block_size": block_size, "selection": selection, "output_size": k, "version": 1,
             })

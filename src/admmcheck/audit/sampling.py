@@ -21,6 +21,7 @@ stops the pool.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -34,6 +35,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -54,6 +56,17 @@ class Source:
 
     def describe(self) -> str:
         return self.spec if self.spec is not None else getattr(self.obj, "__name__", type(self.obj).__name__)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of what the workers will run: the file's bytes for FILE.py:NAME, the pickle of an
+        object (read, never executed, here), so a checkpoint is never resumed with changed code."""
+        if self.spec is None:
+            payload = pickle.dumps(self.obj, protocol=pickle.HIGHEST_PROTOCOL)
+        else:
+            path = self.spec.rpartition(":")[0]
+            payload = self.spec.encode() + (Path(path).read_bytes() if path.endswith(".py") and Path(path).is_file()
+                                            else b"")
+        return hashlib.sha256(payload).hexdigest()
 
 
 @dataclass(frozen=True)
