@@ -205,3 +205,13 @@ def unseeded(data, rng):
 
 def not_numbers(data, rng):
     return "a string"
+
+
+def hangs_in_c(data, rng):
+    """Blocks SIGALRM, then sleeps: the per-call alarm cannot interrupt it."""
+    import signal as _signal
+
+    if rng.random() < 0.01:
+        _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
+        time.sleep(600)
+    return data + rng.laplace(0.0, 1.0)

@@ -126,6 +126,14 @@ def test_faults_become_mechanism_errors_that_say_which(mechanism, message):
     assert message in str(raised.value)
 
 
+def test_a_hang_the_alarm_cannot_stop_is_caught_by_the_block_allowance(monkeypatch):
+    from admmcheck.audit import sampling
+
+    monkeypatch.setattr(sampling.Sampler, "_allowance", lambda self, count: 5.0)
+    with pytest.raises(MechanismError, match="hangs: block .* did not finish within 5 s"):
+        _audit("hangs_in_c", "scalar_pair", samples=2_000, timeout=0.5, workers=1)
+
+
 def test_third_party_code_never_runs_in_the_main_process(tmp_path):
     marker = tmp_path / "imported-by"
     module = tmp_path / "spy.py"

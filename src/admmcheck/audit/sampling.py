@@ -365,9 +365,12 @@ class WorkerProcess:
         return header, array
 
     def kill(self) -> None:
+        """Stop the process and close its pipes (safe to call more than once)."""
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
         if self._process.stdin:
             self._process.stdin.close()
-        os.close(self._results)
+        if self._results is not None:
+            os.close(self._results)
+            self._results = None
