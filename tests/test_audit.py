@@ -234,3 +234,20 @@ def test_reference_audit_cli_refuses_what_does_not_apply(capsys):
     assert "--nodes does not apply here" in capsys.readouterr().err
     assert main(["audit", "pp", "--theta", "0.01", "--C", "10", "--samples", "1000"]) == 2
     assert "does not apply on this setting (theta_condition" in capsys.readouterr().err
+
+
+def test_max_time_stops_the_bounding_split_part_way(monkeypatch):
+    from admmcheck.audit import auditor
+    from admmcheck.progress import Budget
+
+    class ThreeBlocks(Budget):  # the budget runs out after three bounding blocks were issued
+        calls = 0
+
+        def expired(self) -> bool:
+            ThreeBlocks.calls += 1
+            return ThreeBlocks.calls > 3
+
+    monkeypatch.setattr(auditor, "Budget", ThreeBlocks)
+    result = _audit("laplace_half_scale", "scalar_pair", samples=200_000, seed=1, max_time=60.0)
+    assert not result.complete and result.bounding_samples == (20_000, 10_000)  # blocks of 10,000, sides interleaved
+    assert result.verdict == "violation" and "time budget ran out" in result.notes[0]

@@ -36,7 +36,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 
@@ -296,18 +296,27 @@ class Sampler:
                                  f"{array.shape[1]} numbers, {self.layout.size} before (block {task.block})")
         return array
 
-    def draw(self, tasks: Sequence[Task]) -> Iterator[tuple[Task, np.ndarray]]:
+    def draw(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, np.ndarray]]:
         """Yield (task, samples) in the order of ``tasks`` (deterministic). Task i goes to worker
-        i mod K, with at most two blocks in flight per worker, so memory stays bounded."""
-        tasks = list(tasks)
+        i mod K, with at most two blocks in flight per worker, so memory stays bounded; ``tasks``
+        is consumed lazily, so a generator can stop issuing blocks (the time budget)."""
         expected = self.layout.size if self.layout is not None else None
         k = len(self.workers)
+        source = iter(tasks)
+        pending: list[tuple[int, Task]] = []
         submitted = 0
-        for i, task in enumerate(tasks):
-            while submitted < min(len(tasks), i + 2 * k):
-                self.workers[submitted % k].send(("block", tasks[submitted], expected))
+        while True:
+            while len(pending) < 2 * k:
+                task = next(source, None)
+                if task is None:
+                    break
+                self.workers[submitted % k].send(("block", task, expected))
+                pending.append((submitted % k, task))
                 submitted += 1
-            yield task, self._unpack(task, self.workers[i % k])
+            if not pending:
+                return
+            worker, task = pending.pop(0)
+            yield task, self._unpack(task, self.workers[worker])
 
 
 class WorkerProcess:
