@@ -119,6 +119,8 @@ BAD_INPUTS = [
     (["experiment", "madmm-fig2", *FAST, "--out", "{a_file}"], "is a file, not a folder"),
     (["experiment", "madmm-fig2", *FAST, "--out", "{a_file}/sub"], "cannot create the folder"),
     (["experiment", "madmm-fig2", *FAST, "--out", "/proc/admmcheck"], "cannot create the folder"),
+    (["audit", "radmm", "--eta", "1+t", "--samples", "1000"], "radmm takes one constant --eta"),
+    (["audit", "pvp", "--eta", "0.5,0.6,0.7", "--epsilon", "1", "--samples", "1000"], "pvp takes one constant --eta"),
     # commands and flags
     (["frobnicate"], "invalid choice"),
     (["run"], "the following arguments are required"),

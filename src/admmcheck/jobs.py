@@ -237,10 +237,16 @@ def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
     if config.mechanism == "pp":
         bound = pp_bound(setting, config.eta, config.alpha, config.theta, config.iterations)
         return bound, setting
-    eta = schedule_table("eta", config.eta, config.iterations, problem.nodes)
-    if not np.all(eta == eta[0, 0]):
-        raise InvalidConfiguration("radmm takes one constant --eta (Theorem IV.1 has a fixed eta)")
-    return radmm_bound(setting, float(eta[0, 0]), config.alpha, config.iterations), setting
+    eta = constant_eta(config.eta, config.iterations, problem.nodes, "radmm")
+    return radmm_bound(setting, eta, config.alpha, config.iterations), setting
+
+
+def constant_eta(eta: ScheduleLike, iterations: int, nodes: int, mechanism: str) -> float:
+    """``eta`` as one number, refusing a schedule that varies (R-ADMM and PVP have a fixed eta)."""
+    table = schedule_table("eta", eta, iterations, nodes)
+    if not np.all(table == table[0, 0]):
+        raise InvalidConfiguration(f"{mechanism} takes one constant --eta (its algorithm has a fixed eta)")
+    return float(table[0, 0])
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,7 @@ from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.reference import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
 from admmcheck.audit.sampling import Source
 from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.jobs import ProblemSetting, build_problem
-from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
+from admmcheck.jobs import SETTING_FIELDS, BoundConfig, ProblemSetting, build_problem, constant_eta, evaluate_bound
 from admmcheck.schedules import ScheduleLike
 from admmcheck.validation import non_negative_int, positive_int, real
 
@@ -104,21 +103,24 @@ class ReferenceAuditConfig(ProblemSetting):
 
 
 def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, list]:
-    """The claim (the theorem's β, or ``epsilon`` for PVP), the bound's summary, the mechanism and neighbours."""
+    """The claim (the theorem's β as ``admmcheck bound`` evaluates it, or ``epsilon`` for PVP),
+    the bound's summary, the mechanism and the neighbours."""
+    setting = {name: getattr(config, name) for name in SETTING_FIELDS}
     problem, network = build_problem(config)
-    setting = BoundSetting.from_problem(problem, network)
+    bound = None
     if config.mechanism in ("pp", "dvp"):
         penalty = config.theta if config.mechanism == "dvp" else config.eta
-        bound = pp_bound(setting, penalty, config.alpha, config.theta, config.iterations)
+        bound, _ = evaluate_bound(BoundConfig(mechanism="pp", eta=penalty, theta=config.theta, alpha=config.alpha,
+                                              **setting))
         parameters = {"alpha": config.alpha, "theta": config.theta}
         if config.mechanism == "pp":
             parameters["penalty"] = config.eta
-    elif config.mechanism == "radmm":
-        bound = radmm_bound(setting, float(config.eta), config.alpha, config.iterations)
-        parameters = {"eta": float(config.eta), "gamma": config.gamma, "alpha": config.alpha}
     else:
-        bound = None
-        parameters = {"eta": float(config.eta), "alpha": config.alpha}
+        eta = constant_eta(config.eta, config.iterations, problem.nodes, config.mechanism)
+        parameters = {"eta": eta, "alpha": config.alpha}
+        if config.mechanism == "radmm":
+            bound, _ = evaluate_bound(BoundConfig(mechanism="radmm", eta=eta, alpha=config.alpha, **setting))
+            parameters["gamma"] = config.gamma
     if bound is not None and not bound.holds:
         raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
                                 "fail); there is no claim to audit. Raise --theta/--eta or the node sizes")
