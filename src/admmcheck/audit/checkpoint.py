@@ -18,15 +18,14 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.errors import InvalidConfiguration, OutputError
+from admmcheck.output import output_file
 
 
 class Checkpoint:
     """An SQLite file of finished blocks for one audit configuration."""
 
     def __init__(self, path: str | Path, configuration: dict[str, object]) -> None:
-        self.path = Path(path)
-        if self.path.parent and not self.path.parent.is_dir():
-            raise OutputError(f"--checkpoint {self.path}: the folder {self.path.parent} does not exist")
+        self.path = output_file(path, "--checkpoint")
         try:
             self._db = sqlite3.connect(self.path)
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
