@@ -1,0 +1,206 @@
+"""Exact privacy loss L(o) = ln p(o | D) − ln p(o | D′) of a transcript of a reference mechanism.
+
+The transcript o is every broadcast f_i(t), t = 0..T (``Run.primal``, shape (trials, T+1, N, d)).
+f(0) is drawn independently of the data and every later broadcast is a function of the
+noise drawn at that step and of earlier broadcasts, so by the chain rule
+
+    L(o) = Σ_t Σ_i [ln p_ε(ε_i(t; D)) − ln p_ε(ε_i(t; D′))] + [ln|det J_i(t; D)| − ln|det J_i(t; D′)|]
+
+where ε_i(t; D) is the noise that makes the mechanism release o when it runs on D, recovered
+from the KKT condition of the primal step, and J its Jacobian with respect to the released
+value (the G(t)/H(t) terms of the proofs). With p_ε ∝ exp(−α‖ε‖₂) the first bracket is
+α (‖ε(D′)‖ − ‖ε(D)‖). Nodes whose data are the same under D and D′ recover the same noise
+and contribute exactly nothing; every node is computed all the same, so that this is a
+result and not an assumption.
+
+* PP and DVP (M-ADMM paper (24)-(25); supplement (58)): the KKT condition of (24) is
+  ∇O(f; D_i) + 2λ_i(t) + 2η V_i ε + 2η V_i f − η Σ_j (f_i(t) + f_j(t)) = 0, so
+  ε = −[∇O(f; D_i) + 2λ_i(t) + 2η V_i f − η ((D + A) f(t))_i] / (2η V_i) and
+  ∂ε/∂f = −(∇²O(f; D_i) + 2η V_i I) / (2η V_i).
+* private R-ADMM, odd step 2k−1 (R-ADMM paper (28)): ε = −[∇O(f; D_i) + 2λ_i + 2η V_i f −
+  η ((D + A) f(2k−2))_i], ∂ε/∂f = −(∇²O(f; D_i) + 2η V_i I). Even step 2k (29): a function of
+  the transcript alone (Lemma IV.1), the same under D and D′, so it contributes zero — when
+  the released f(2k) is what (29) gives from the transcript; a released even iterate that is
+  not (an implementation that used the data there) has loss +inf, reported as such.
+* PVP (Zhang & Zhu's primal perturbation): f~ = argmin (8) + ε, so ε = f~ − m(D) with m the
+  noiseless minimiser of (8) under D, and the Jacobian is the identity.
+
+A node whose α is infinite adds no noise: its released value is a point mass, and the loss is
+0 where D and D′ give the same value (to ``POINT_MASS_TOL``) and +inf where they do not.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+import numpy as np
+
+from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
+from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
+from admmcheck.algorithms.madmm import madmm_dual_step
+from admmcheck.algorithms.private_radmm import odd_steps, recycled_gradient
+from admmcheck.algorithms.radmm import radmm_even_step
+from admmcheck.audit.reference import ReferenceMechanism
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.problems import ConsensusProblem
+from admmcheck.schedules import schedule_table
+
+#: Where a mechanism adds no noise, recovered noise below this norm counts as zero.
+POINT_MASS_TOL = 1e-6
+#: A released even R-ADMM iterate farther than this from (29) of the transcript is not data-free.
+EVEN_STEP_TOL = 1e-8
+
+_RUNS = {"pp": run_pp, "dvp": run_dvp, "pvp": run_pvp, "radmm": run_private_radmm}
+
+
+@dataclass(frozen=True, eq=False)
+class PrivacyLoss:
+    """Per-step, per-node contributions to L(o): ``per_step`` has shape (trials, T, N).
+
+    ``noise_term`` and ``jacobian_term`` split it into α(‖ε(D′)‖ − ‖ε(D)‖) and the
+    log-determinant difference; ``even_step_error`` (private R-ADMM only, else None) is the
+    largest distance, per trial, between a released even iterate and (29) of the transcript.
+    """
+
+    per_step: np.ndarray
+    noise_term: np.ndarray
+    jacobian_term: np.ndarray
+    even_step_error: np.ndarray | None = None
+
+    @property
+    def total(self) -> np.ndarray:
+        """L(o) of each trial, shape (trials,)."""
+        return self.per_step.sum(axis=(1, 2))
+
+    @property
+    def per_node(self) -> np.ndarray:
+        """Σ_t of each node's contribution, shape (trials, N)."""
+        return self.per_step.sum(axis=1)
+
+
+def mechanism_parameters(mechanism: ReferenceMechanism) -> dict[str, object]:
+    """The mechanism's keyword arguments, defaults of its ``run_*`` function filled in."""
+    signature = inspect.signature(_RUNS[mechanism.name])
+    values = {name: p.default for name, p in signature.parameters.items()
+              if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty}
+    values.update(mechanism.parameters)
+    return values
+
+
+def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: ConsensusProblem,
+                 transcript: np.ndarray) -> PrivacyLoss:
+    """L(o) = ln p(o | d0) − ln p(o | d1) for each transcript o (see the module docstring).
+
+    ``transcript`` is (trials, T+1, N, d) — ``Run.primal`` of ``mechanism`` — or one
+    (T+1, N, d) transcript. d0 and d1 must have the mechanism's node count and dimension.
+    """
+    transcript = np.asarray(transcript, dtype=np.float64)
+    if transcript.ndim == 3:
+        transcript = transcript[None]
+    network, T = mechanism.network, mechanism.iterations
+    expected = (T + 1, network.nodes, d0.dim)
+    if transcript.ndim != 4 or transcript.shape[1:] != expected:
+        raise InvalidConfiguration(f"the transcript has shape {transcript.shape}; {mechanism.name} with T={T} on "
+                                   f"{network.nodes} nodes in dimension {d0.dim} releases (trials,) + {expected}")
+    for problem in (d0, d1):
+        if problem.nodes != network.nodes or problem.dim != d0.dim:
+            raise InvalidConfiguration(f"both datasets need {network.nodes} nodes in dimension {d0.dim}; got "
+                                       f"{problem.nodes} nodes in dimension {problem.dim}")
+    parameters = mechanism_parameters(mechanism)
+    if mechanism.name in ("pp", "dvp"):
+        return _pp_loss(mechanism, parameters, d0, d1, transcript)
+    if mechanism.name == "radmm":
+        return _radmm_loss(mechanism, parameters, d0, d1, transcript)
+    return _pvp_loss(mechanism, parameters, d0, d1, transcript)
+
+
+def _noise_density_term(alpha: np.ndarray, eps0: np.ndarray, eps1: np.ndarray) -> np.ndarray:
+    """ln p_ε(eps0) − ln p_ε(eps1) for p_ε ∝ exp(−α‖ε‖); a point mass where α is infinite."""
+    norm0, norm1 = np.linalg.norm(eps0, axis=-1), np.linalg.norm(eps1, axis=-1)
+    finite = np.isfinite(alpha)
+    safe = np.where(finite, alpha, 0.0)
+    noisy = safe * (norm1 - norm0)
+    point_mass = np.where((norm0 <= POINT_MASS_TOL) & (norm1 <= POINT_MASS_TOL), 0.0,
+                          np.where(norm0 <= POINT_MASS_TOL, np.inf, -np.inf))
+    return np.where(finite, noisy, point_mass)
+
+
+def _log_det(matrices: np.ndarray) -> np.ndarray:
+    sign, value = np.linalg.slogdet(matrices)
+    if np.any(sign <= 0):
+        raise InvalidConfiguration("a primal-step Jacobian is singular; the loss is undefined there")
+    return value
+
+
+def _kkt_terms(problem: ConsensusProblem, f: np.ndarray, curvature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(∇O(f; D_i), ln det(∇²O(f; D_i) + curvature_i I)) for every trial and node."""
+    hessian = problem.local_hessians(f) + curvature[:, None, None] * np.eye(problem.dim)
+    return problem.local_gradients(f), _log_det(hessian)
+
+
+def _pp_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+    """PP / DVP: KKT of (24) per step, Jacobian (∇²O + 2ηV I)/(2ηV) (the constant cancels)."""
+    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    theta = float(parameters["theta"])
+    penalty = theta if mechanism.name == "dvp" else parameters["penalty"]
+    eta = schedule_table("penalty", penalty, T, nodes)
+    alpha = schedule_table("alpha", parameters["alpha"], T, nodes, allow_infinite=True)
+    degree = network.degrees.astype(float)
+    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    jacobian_term = np.zeros_like(noise_term)
+    lam = np.zeros_like(transcript[:, 0])
+    for t in range(T):
+        f_prev, f = transcript[:, t], transcript[:, t + 1]
+        scale = 2.0 * eta[t] * degree  # 2 η_i(t+1) V_i
+        public = 2.0 * lam + scale[:, None] * f - eta[t][:, None] * (network.signless_laplacian @ f_prev)
+        terms = [_kkt_terms(problem, f, scale) for problem in (d0, d1)]
+        eps = [-(gradient + public) / scale[:, None] for gradient, _ in terms]
+        noise_term[:, t] = _noise_density_term(alpha[t], eps[0], eps[1])
+        jacobian_term[:, t] = terms[0][1] - terms[1][1]
+        lam = madmm_dual_step(network, lam, f, theta)  # (11), public values only
+    return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term)
+
+
+def _radmm_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+    """Private R-ADMM: KKT of (28) at odd steps; even steps checked against (29) and zero."""
+    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    eta, gamma = float(parameters["eta"]), float(parameters["gamma"])
+    alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), nodes, allow_infinite=True)
+    scale = 2.0 * eta * network.degrees.astype(float)
+    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    jacobian_term = np.zeros_like(noise_term)
+    even_error = np.zeros(transcript.shape[0])
+    lam = np.zeros_like(transcript[:, 0])
+    for t in range(1, T + 1):
+        f_prev, f = transcript[:, t - 1], transcript[:, t]
+        if t % 2 == 1:
+            recycled = recycled_gradient(network, f_prev, f, lam, eta)  # ε + ∇O, public (Lemma IV.1)
+            terms = [_kkt_terms(problem, f, scale) for problem in (d0, d1)]
+            eps = [recycled - gradient for gradient, _ in terms]
+            noise_term[:, t - 1] = _noise_density_term(alpha[(t - 1) // 2], eps[0], eps[1])
+            jacobian_term[:, t - 1] = terms[0][1] - terms[1][1]
+            lam = admm_dual_step(network, lam, f, eta)  # (13)
+        else:
+            expected = radmm_even_step(network, f_prev, lam, recycled, eta, gamma)  # (29), no data
+            gap = np.linalg.norm(f - expected, axis=-1)  # (trials, N)
+            even_error = np.maximum(even_error, gap.max(axis=-1))
+            noise_term[:, t - 1] = np.where(gap > EVEN_STEP_TOL * (1.0 + np.linalg.norm(f, axis=-1)), np.inf, 0.0)
+    return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term, even_error)
+
+
+def _pvp_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+    """PVP: ε = f~ − m(D) with m the minimiser of (8); identity Jacobian."""
+    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
+    tol = float(parameters.get("tol", DEFAULT_TOL))
+    alpha = schedule_table("alpha", parameters["alpha"], T, nodes, allow_infinite=True)
+    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    lam = np.zeros_like(transcript[:, 0])
+    for t in range(T):
+        f_prev, released = transcript[:, t], transcript[:, t + 1]
+        minimisers = [admm_primal_step(problem, network, f_prev, lam, eta, tol).f for problem in (d0, d1)]
+        noise_term[:, t] = _noise_density_term(alpha[t], released - minimisers[0], released - minimisers[1])
+        lam = admm_dual_step(network, lam, released, eta)  # (9) with the broadcast values
+    return PrivacyLoss(noise_term.copy(), noise_term, np.zeros_like(noise_term))
