@@ -121,9 +121,10 @@ def test_only_the_node_holding_the_changed_record_contributes(small_problem):
     mechanism = ReferenceMechanism("pp", ring(4), 4, {"penalty": 0.8, "theta": 0.8, "alpha": 3.0})
     run = run_pp(d0, mechanism.network, iterations=4, seeds=np.random.SeedSequence(1).spawn(200),
                  **dict(mechanism.parameters))
-    loss = privacy_loss(mechanism, d0, d1, run.primal)
+    loss = privacy_loss(mechanism, d0, d1, run.primal, every_node=True)
     assert np.all(loss.per_step[:, :, [0, 1, 3]] == 0.0)
     assert np.abs(loss.per_node[:, 2]).max() > 0.01
+    np.testing.assert_array_equal(privacy_loss(mechanism, d0, d1, run.primal).per_step, loss.per_step)
 
 
 def test_identical_datasets_have_zero_loss_and_swapping_them_negates_it(small_problem):
@@ -156,7 +157,7 @@ def test_an_even_iterate_that_used_the_data_has_infinite_loss(small_problem):
                             **dict(mechanism.parameters))
     tampered = run.primal.copy()
     tampered[:, 2, 1] += 1e-4  # node 1's even iterate moved, e.g. by the true gradient instead of (29)
-    loss = privacy_loss(mechanism, d0, d1, tampered)
+    loss = privacy_loss(mechanism, d0, d1, tampered, every_node=True)
     assert np.all(np.isposinf(loss.total))
     assert np.all(loss.per_step[:, 1, [0, 2, 3]] == 0.0)
 
@@ -179,3 +180,32 @@ def test_a_transcript_of_the_wrong_shape_is_refused(small_problem):
     mechanism = ReferenceMechanism("pp", ring(4), 3, {})
     with pytest.raises(Exception, match="releases"):
         privacy_loss(mechanism, small_problem, small_problem, np.zeros((2, 3, 4, 3)))
+
+
+# ------------------------------------------------------------- loss law and privacy profile
+def gaussian_profile(epsilon: np.ndarray, mu: float) -> np.ndarray:
+    """δ(ε) of the Gaussian mechanism whose loss is N(mu, 2 mu) (Balle & Wang 2018, Thm 8)."""
+    s = np.sqrt(2 * mu)
+    return stats.norm.cdf(mu / s - epsilon / s) - np.exp(epsilon) * stats.norm.cdf(-mu / s - epsilon / s)
+
+
+def test_profile_and_quantiles_of_gaussian_losses_match_the_closed_form():
+    from admmcheck.audit.loss_profile import loss_distribution
+
+    mu = 0.08
+    losses = np.random.default_rng(11).normal(mu, np.sqrt(2 * mu), size=50_000)
+    summary = loss_distribution(losses, confidence=0.99, epsilons=np.array([0.0, 0.3, 0.6, 0.9]))
+    truth = gaussian_profile(np.array(summary.epsilons), mu)
+    for value, (low, high), exact in zip(summary.delta, summary.delta_interval, truth):
+        assert low <= exact <= high, (value, low, high, exact)
+    assert summary.mean_interval[0] <= mu <= summary.mean_interval[1]
+    for level, (estimate, low, high) in summary.quantiles.items():
+        exact = stats.norm.ppf(level, mu, np.sqrt(2 * mu))
+        assert low <= exact <= high, (level, low, exact, high)
+    assert summary.maximum == losses.max() and summary.argmax == int(np.argmax(losses))
+
+
+def test_an_infinite_loss_counts_fully_in_the_profile():
+    from admmcheck.audit.loss_profile import privacy_profile
+
+    np.testing.assert_allclose(privacy_profile(np.array([np.inf, 0.0, 0.0, 0.0]), np.array([0.0, 5.0])), [0.25, 0.25])

@@ -292,6 +292,13 @@ class ConsensusProblem:
         f = np.asarray(f, dtype=np.float64)
         return self.local_data_hessian(self.margins(f)) + self.regularization * np.eye(self.dim)
 
+    def local_part(self, nodes: Sequence[int]) -> "ConsensusProblem":
+        """The local objectives O(., D_i) of ``nodes`` only, as a problem of len(nodes) nodes
+        (rho rescaled so that each keeps its own rho/N of eq. (2))."""
+        nodes = list(nodes)
+        return ConsensusProblem(tuple(self.features[i] for i in nodes), tuple(self.labels[i] for i in nodes),
+                                self.C, self.rho * len(nodes) / self.nodes, self.loss)
+
     # ---------------------------------------------------- centralized objective (eq. 1)
     @cached_property
     def stacked(self) -> PaddedData:

@@ -33,10 +33,14 @@ def admm_primal_step(
     subproblem O(f) + b_i^T f + (kappa_i/2)||f||^2 with
     b_i = 2 lambda_i(t) - 2 eta sum_j m_ij and kappa_i = 2 eta V_i.
     """
-    degree = network.degrees
-    midpoint_sum = 0.5 * (degree[:, None] * f + network.adjacency @ f)  # sum_j m_ij
-    linear = 2.0 * lam - 2.0 * eta * midpoint_sum
-    return solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=tol)
+    linear, curvature = admm_subproblem(network, f, lam, eta)
+    return solve_local(problem, linear, curvature, start=f, tol=tol)
+
+
+def admm_subproblem(network: Network, f: np.ndarray, lam: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
+    """(b, kappa) of eq. (8) in the form O(f) + b_i^T f + (kappa_i/2)||f||^2 of the local solver."""
+    midpoint_sum = 0.5 * (network.degrees[:, None] * f + network.adjacency @ f)  # sum_j m_ij
+    return 2.0 * lam - 2.0 * eta * midpoint_sum, 2.0 * eta * network.degrees
 
 
 def admm_dual_step(network: Network, lam: np.ndarray, f_next: np.ndarray, step: float) -> np.ndarray:

@@ -37,13 +37,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
-from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
+from admmcheck.algorithms.admm import admm_dual_step, admm_subproblem
 from admmcheck.algorithms.madmm import madmm_dual_step
 from admmcheck.algorithms.private_radmm import odd_steps, recycled_gradient
 from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.audit.reference import ReferenceMechanism
 from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.local_solver import DEFAULT_TOL, solve_local
 from admmcheck.problems import ConsensusProblem
 from admmcheck.schedules import schedule_table
 
@@ -90,11 +90,13 @@ def mechanism_parameters(mechanism: ReferenceMechanism) -> dict[str, object]:
 
 
 def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: ConsensusProblem,
-                 transcript: np.ndarray) -> PrivacyLoss:
+                 transcript: np.ndarray, every_node: bool = False) -> PrivacyLoss:
     """L(o) = ln p(o | d0) − ln p(o | d1) for each transcript o (see the module docstring).
 
     ``transcript`` is (trials, T+1, N, d) — ``Run.primal`` of ``mechanism`` — or one
     (T+1, N, d) transcript. d0 and d1 must have the mechanism's node count and dimension.
+    Only the nodes whose data differ are evaluated unless ``every_node`` (the others recover
+    the same noise under both datasets; the tests evaluate them to show they give zero).
     """
     transcript = np.asarray(transcript, dtype=np.float64)
     if transcript.ndim == 3:
@@ -108,12 +110,19 @@ def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: Consen
         if problem.nodes != network.nodes or problem.dim != d0.dim:
             raise InvalidConfiguration(f"both datasets need {network.nodes} nodes in dimension {d0.dim}; got "
                                        f"{problem.nodes} nodes in dimension {problem.dim}")
+    nodes = changed_nodes(d0, d1)
+    if every_node or len(nodes) == 0:
+        nodes = np.arange(network.nodes)
     parameters = mechanism_parameters(mechanism)
-    if mechanism.name in ("pp", "dvp"):
-        return _pp_loss(mechanism, parameters, d0, d1, transcript)
-    if mechanism.name == "radmm":
-        return _radmm_loss(mechanism, parameters, d0, d1, transcript)
-    return _pvp_loss(mechanism, parameters, d0, d1, transcript)
+    loss = {"pp": _pp_loss, "dvp": _pp_loss, "radmm": _radmm_loss, "pvp": _pvp_loss}[mechanism.name]
+    return loss(mechanism, parameters, d0, d1, transcript, nodes)
+
+
+def changed_nodes(d0: ConsensusProblem, d1: ConsensusProblem) -> np.ndarray:
+    """Indices of the nodes whose records differ between the two datasets."""
+    return np.array([i for i in range(d0.nodes)
+                     if d0.features[i].shape != d1.features[i].shape or np.any(d0.features[i] != d1.features[i])
+                     or np.any(d0.labels[i] != d1.labels[i])], dtype=int)
 
 
 def _noise_density_term(alpha: np.ndarray, eps0: np.ndarray, eps1: np.ndarray) -> np.ndarray:
@@ -134,42 +143,45 @@ def _log_det(matrices: np.ndarray) -> np.ndarray:
     return value
 
 
-def _kkt_terms(problem: ConsensusProblem, f: np.ndarray, curvature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(∇O(f; D_i), ln det(∇²O(f; D_i) + curvature_i I)) for every trial and node."""
-    hessian = problem.local_hessians(f) + curvature[:, None, None] * np.eye(problem.dim)
-    return problem.local_gradients(f), _log_det(hessian)
+def _kkt_terms(part: ConsensusProblem, f: np.ndarray, curvature: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(∇O(f; D_i), ln det(∇²O(f; D_i) + curvature_i I)) for every trial and node of ``part``."""
+    hessian = part.local_hessians(f) + curvature[:, None, None] * np.eye(part.dim)
+    return part.local_gradients(f), _log_det(hessian)
 
 
-def _pp_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+def _pp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
     """PP / DVP: KKT of (24) per step, Jacobian (∇²O + 2ηV I)/(2ηV) (the constant cancels)."""
-    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
     theta = float(parameters["theta"])
     penalty = theta if mechanism.name == "dvp" else parameters["penalty"]
-    eta = schedule_table("penalty", penalty, T, nodes)
-    alpha = schedule_table("alpha", parameters["alpha"], T, nodes, allow_infinite=True)
+    eta = schedule_table("penalty", penalty, T, N)
+    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)
+    parts = (d0.local_part(nodes), d1.local_part(nodes))
     degree = network.degrees.astype(float)
-    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    noise_term = np.zeros(transcript.shape[:1] + (T, N))
     jacobian_term = np.zeros_like(noise_term)
     lam = np.zeros_like(transcript[:, 0])
     for t in range(T):
         f_prev, f = transcript[:, t], transcript[:, t + 1]
-        scale = 2.0 * eta[t] * degree  # 2 η_i(t+1) V_i
-        public = 2.0 * lam + scale[:, None] * f - eta[t][:, None] * (network.signless_laplacian @ f_prev)
-        terms = [_kkt_terms(problem, f, scale) for problem in (d0, d1)]
+        scale = (2.0 * eta[t] * degree)[nodes]  # 2 η_i(t+1) V_i
+        public = (2.0 * lam - eta[t][:, None] * (network.signless_laplacian @ f_prev))[:, nodes]
+        public = public + scale[:, None] * f[:, nodes]
+        terms = [_kkt_terms(part, f[:, nodes], scale) for part in parts]
         eps = [-(gradient + public) / scale[:, None] for gradient, _ in terms]
-        noise_term[:, t] = _noise_density_term(alpha[t], eps[0], eps[1])
-        jacobian_term[:, t] = terms[0][1] - terms[1][1]
+        noise_term[:, t, nodes] = _noise_density_term(alpha[t][nodes], eps[0], eps[1])
+        jacobian_term[:, t, nodes] = terms[0][1] - terms[1][1]
         lam = madmm_dual_step(network, lam, f, theta)  # (11), public values only
     return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term)
 
 
-def _radmm_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+def _radmm_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
     """Private R-ADMM: KKT of (28) at odd steps; even steps checked against (29) and zero."""
-    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
     eta, gamma = float(parameters["eta"]), float(parameters["gamma"])
-    alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), nodes, allow_infinite=True)
-    scale = 2.0 * eta * network.degrees.astype(float)
-    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)
+    parts = (d0.local_part(nodes), d1.local_part(nodes))
+    scale = 2.0 * eta * network.degrees.astype(float)[nodes]
+    noise_term = np.zeros(transcript.shape[:1] + (T, N))
     jacobian_term = np.zeros_like(noise_term)
     even_error = np.zeros(transcript.shape[0])
     lam = np.zeros_like(transcript[:, 0])
@@ -177,30 +189,33 @@ def _radmm_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
         f_prev, f = transcript[:, t - 1], transcript[:, t]
         if t % 2 == 1:
             recycled = recycled_gradient(network, f_prev, f, lam, eta)  # ε + ∇O, public (Lemma IV.1)
-            terms = [_kkt_terms(problem, f, scale) for problem in (d0, d1)]
-            eps = [recycled - gradient for gradient, _ in terms]
-            noise_term[:, t - 1] = _noise_density_term(alpha[(t - 1) // 2], eps[0], eps[1])
-            jacobian_term[:, t - 1] = terms[0][1] - terms[1][1]
+            terms = [_kkt_terms(part, f[:, nodes], scale) for part in parts]
+            eps = [recycled[:, nodes] - gradient for gradient, _ in terms]
+            noise_term[:, t - 1, nodes] = _noise_density_term(alpha[(t - 1) // 2][nodes], eps[0], eps[1])
+            jacobian_term[:, t - 1, nodes] = terms[0][1] - terms[1][1]
             lam = admm_dual_step(network, lam, f, eta)  # (13)
         else:
             expected = radmm_even_step(network, f_prev, lam, recycled, eta, gamma)  # (29), no data
-            gap = np.linalg.norm(f - expected, axis=-1)  # (trials, N)
+            gap = np.linalg.norm(f - expected, axis=-1)  # (trials, N): every node, data-free
             even_error = np.maximum(even_error, gap.max(axis=-1))
             noise_term[:, t - 1] = np.where(gap > EVEN_STEP_TOL * (1.0 + np.linalg.norm(f, axis=-1)), np.inf, 0.0)
     return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term, even_error)
 
 
-def _pvp_loss(mechanism, parameters, d0, d1, transcript) -> PrivacyLoss:
+def _pvp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
     """PVP: ε = f~ − m(D) with m the minimiser of (8); identity Jacobian."""
-    network, T, nodes = mechanism.network, mechanism.iterations, mechanism.network.nodes
+    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
     eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
     tol = float(parameters.get("tol", DEFAULT_TOL))
-    alpha = schedule_table("alpha", parameters["alpha"], T, nodes, allow_infinite=True)
-    noise_term = np.zeros(transcript.shape[:1] + (T, nodes))
+    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)
+    parts = (d0.local_part(nodes), d1.local_part(nodes))
+    noise_term = np.zeros(transcript.shape[:1] + (T, N))
     lam = np.zeros_like(transcript[:, 0])
     for t in range(T):
         f_prev, released = transcript[:, t], transcript[:, t + 1]
-        minimisers = [admm_primal_step(problem, network, f_prev, lam, eta, tol).f for problem in (d0, d1)]
-        noise_term[:, t] = _noise_density_term(alpha[t], released - minimisers[0], released - minimisers[1])
+        linear, curvature = admm_subproblem(network, f_prev, lam, eta)
+        minimisers = [solve_local(part, linear[:, nodes], curvature[nodes], f_prev[:, nodes], tol).f for part in parts]
+        noise_term[:, t, nodes] = _noise_density_term(alpha[t][nodes], released[:, nodes] - minimisers[0],
+                                                      released[:, nodes] - minimisers[1])
         lam = admm_dual_step(network, lam, released, eta)  # (9) with the broadcast values
     return PrivacyLoss(noise_term.copy(), noise_term, np.zeros_like(noise_term))
