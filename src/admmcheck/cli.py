@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 from admmcheck import __version__
 from admmcheck.audit.job import AuditConfig, ReferenceAuditConfig, run_audit, run_reference_audit
 from admmcheck.audit.reference import REFERENCE_MECHANISMS
+from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
@@ -39,7 +40,7 @@ from admmcheck.jobs import (
     execute_experiment,
 )
 from admmcheck.networks import GRAPH_KINDS
-from admmcheck.output import to_json
+from admmcheck.output import output_file, to_json
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int
 
@@ -194,6 +195,12 @@ def _parser() -> argparse.ArgumentParser:
     _option(audit, "--alpha", reference.alpha, "REFERENCE: alpha_i(t)", type=_SCHEDULE)
     _option(audit, "--neighbour-kind", reference.neighbours, "REFERENCE: label-flip or feature-move of record 0 "
             "of node 0", dest="neighbours")
+    _option(audit, "--white-box", None, "REFERENCE: also compute the exact privacy loss of --samples transcripts "
+            "under D (loss law, privacy profile) against beta", action="store_true")
+    _option(audit, "--search", None, "REFERENCE with --white-box: search transcripts and neighbour records for "
+            "the largest loss", action="store_true")
+    _option(audit, "--plot", None, "REFERENCE with --white-box: write the loss histogram and delta(epsilon) here "
+            "(.png or .svg)")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -338,6 +345,12 @@ def _command_audit(args: argparse.Namespace) -> int:
     flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
     target = flags.pop("target")
     progress = not args.quiet and sys.stderr.isatty()
+    white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
+    if white and not white.get("white_box"):
+        raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
+    if white and target is None:
+        raise InvalidConfiguration("--white-box applies to the reference mechanisms (admmcheck audit "
+                                   f"{'|'.join(REFERENCE_MECHANISMS)} --white-box): a third-party mechanism is a black box")
     if target is None:
         if "audit_samples" in flags:
             flags["samples"] = flags.pop("audit_samples")
@@ -346,9 +359,15 @@ def _command_audit(args: argparse.Namespace) -> int:
         for name in ("mechanism", "neighbors"):
             if name in flags:
                 raise InvalidConfiguration(f"--{name} does not apply to the reference audit of {target}; remove it")
-        result, bound = run_reference_audit(config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target}),
-                                            progress=progress)
+        config = config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target})
+        if white.get("plot"):
+            output_file(white["plot"], "--plot")
+        result, bound = run_reference_audit(config, progress=progress)
         extra = {"theorem": bound}
+        if white:
+            extra["white_box"] = run_white_box(config, WhiteBoxConfig(config.audit_samples, bool(white.get("search")),
+                                                                      white.get("plot")), progress=progress)
+            extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
     summary = result.as_dict() | extra
     if args.json:
         print(to_json(summary))
@@ -362,7 +381,26 @@ def _command_audit(args: argparse.Namespace) -> int:
         print(f"  {summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
         for note in summary["notes"]:
             print(f"  note: {note}")
-    return EXIT_CHECK_FAILED if result.verdict == "violation" else EXIT_OK
+        if "white_box" in summary:
+            _print_white_box(summary["white_box"])
+    white_violation = summary.get("white_box", {}).get("verdict") == "violation"
+    return EXIT_CHECK_FAILED if result.verdict == "violation" or white_violation else EXIT_OK
+
+
+def _print_white_box(white: dict) -> None:
+    print(f"white box: {white['verdict']}: max loss {white['max_loss']:.4f} of {white['samples']} transcripts, "
+          f"mean (KL) {white['mean_loss']:.4g}, beta = {white['claimed_beta']:.4f}, ratio {white['ratio']:.3f}")
+    print("  quantiles: " + ", ".join(f"{level}: {q['value']:.4g}" for level, q in white["quantiles"].items()))
+    if "worst_case" in white:
+        worst = white["worst_case"]
+        print(f"  worst case found: {worst['value']:.4f} (ratio {worst['ratio']:.3f}) at {worst['where']}")
+    if "even_steps" in white:
+        print(f"  even steps: max |loss| {white['even_steps']['max_abs_loss']:.3g}, "
+              f"max distance to (29) {white['even_steps']['max_distance_to_29']:.3g}")
+    for finding in white["findings"]:
+        print(f"  finding: {finding}")
+    if "plot" in white:
+        print(f"  written: {white['plot']}")
 
 
 COMMANDS = {

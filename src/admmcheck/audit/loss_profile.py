@@ -143,6 +143,7 @@ def plot_loss_distribution(losses: np.ndarray, summary: LossDistribution, path: 
     if right_axis_beta:
         right.axvline(beta, color="#55a868", ls=":", label="theorem's beta (delta = 0 claimed)")
     right.set_yscale("symlog", linthresh=1e-4)
+    right.set_ylim(bottom=0.0)
     right.set_xlabel("epsilon")
     right.set_ylabel("delta")
     right.legend(fontsize=8)

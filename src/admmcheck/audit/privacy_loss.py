@@ -31,12 +31,10 @@ A node whose α is infinite adds no noise: its released value is a point mass, a
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
 from admmcheck.algorithms.admm import admm_dual_step, admm_subproblem
 from admmcheck.algorithms.madmm import madmm_dual_step
 from admmcheck.algorithms.private_radmm import odd_steps, recycled_gradient
@@ -51,9 +49,6 @@ from admmcheck.schedules import schedule_table
 POINT_MASS_TOL = 1e-6
 #: A released even R-ADMM iterate farther than this from (29) of the transcript is not data-free.
 EVEN_STEP_TOL = 1e-8
-
-_RUNS = {"pp": run_pp, "dvp": run_dvp, "pvp": run_pvp, "radmm": run_private_radmm}
-
 
 @dataclass(frozen=True, eq=False)
 class PrivacyLoss:
@@ -80,15 +75,6 @@ class PrivacyLoss:
         return self.per_step.sum(axis=1)
 
 
-def mechanism_parameters(mechanism: ReferenceMechanism) -> dict[str, object]:
-    """The mechanism's keyword arguments, defaults of its ``run_*`` function filled in."""
-    signature = inspect.signature(_RUNS[mechanism.name])
-    values = {name: p.default for name, p in signature.parameters.items()
-              if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty}
-    values.update(mechanism.parameters)
-    return values
-
-
 def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: ConsensusProblem,
                  transcript: np.ndarray, every_node: bool = False) -> PrivacyLoss:
     """L(o) = ln p(o | d0) − ln p(o | d1) for each transcript o (see the module docstring).
@@ -113,7 +99,7 @@ def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: Consen
     nodes = changed_nodes(d0, d1)
     if every_node or len(nodes) == 0:
         nodes = np.arange(network.nodes)
-    parameters = mechanism_parameters(mechanism)
+    parameters = mechanism.arguments
     loss = {"pp": _pp_loss, "dvp": _pp_loss, "radmm": _radmm_loss, "pvp": _pvp_loss}[mechanism.name]
     return loss(mechanism, parameters, d0, d1, transcript, nodes)
 

@@ -13,6 +13,7 @@ record changes B_i, which both theorems' bounds are stated for one fixed value o
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -22,6 +23,7 @@ from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.problems import ConsensusProblem
+from admmcheck.runs import Run, Seeds
 
 REFERENCE_MECHANISMS = ("pp", "dvp", "pvp", "radmm")
 NEIGHBOUR_KINDS = ("label-flip", "feature-move", "remove")
@@ -50,9 +52,20 @@ class ReferenceMechanism:
     def batch(self, problem: ConsensusProblem, rng: np.random.Generator, n: int) -> np.ndarray:
         """(n, (T+1)·N·d): the broadcast transcripts of n runs, one spawned seed each."""
         seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
-        run = _RUNS[self.name](problem, self.network, iterations=self.iterations, seeds=seeds,
-                               **dict(self.parameters))
-        return run.primal.reshape(n, -1)
+        return self.batch_run(problem, seeds).primal.reshape(n, -1)
+
+    @property
+    def arguments(self) -> dict[str, object]:
+        """Its ``run_*`` function's keyword arguments: ``parameters``, defaults filled in."""
+        signature = inspect.signature(_RUNS[self.name])
+        values = {name: p.default for name, p in signature.parameters.items()
+                  if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty}
+        return values | dict(self.parameters)
+
+    def batch_run(self, problem: ConsensusProblem, seeds: Seeds) -> Run:
+        """One batched run of the algorithm on ``problem``, one trial per seed."""
+        return _RUNS[self.name](problem, self.network, iterations=self.iterations, seeds=seeds,
+                                **dict(self.parameters))
 
     def __call__(self, problem: ConsensusProblem, rng: np.random.Generator) -> np.ndarray:
         return self.batch(problem, rng, 1)[0]

@@ -1,0 +1,215 @@
+"""The largest privacy loss of a reference mechanism: a search over transcripts and neighbours.
+
+For PP, DVP and private R-ADMM the loss of a transcript is a sum over noisy steps of
+
+    g_t(f) = α_t (‖ε(D′)‖ − ‖ε(D)‖) + ln det(∇²O(f; D_i) + κ_t I) − ln det(∇²O(f; D′_i) + κ_t I),
+
+with ε(D′) = ε(D) − δ_t(f), δ_t(f) = s_t (∇O(f; D′_i) − ∇O(f; D_i)) (PP: s_t = 1/(2η_t V_i),
+κ_t = 2η_t V_i, M-ADMM supplement (58); R-ADMM (28): s_t = 1, κ = 2ηV_i). The noise has full
+support, so every transcript is possible: the released f and the recovered ε(D) of a step can
+be any pair (the neighbours' earlier broadcasts are free to make them so), and the steps do
+not constrain each other. Hence
+
+    sup_o L(o) = Σ_t sup_f [α_t ‖δ_t(f)‖ + ln det(…D…) − ln det(…D′…)],
+
+the first term reached with ε(D) = 0 (the transcript whose noise at node i is zero). Each
+supremum is found numerically (L-BFGS-B from seeded random starts, f in a box), for every
+candidate neighbour pair: each node, each of its first ``records`` records, changed by a
+label flip, by moving x to −x, or to the point x′ of the unit ball (and label y′) that the
+optimiser finds worst. PVP's loss at a step is α(‖f~ − m(D′)‖ − ‖f~ − m(D)‖), whose
+supremum is α‖m(D) − m(D′)‖ over the minimiser's inputs, searched the same way.
+:func:`worst_transcript` builds the one-step transcript that attains a step's value, so
+that :func:`~admmcheck.audit.privacy_loss.privacy_loss` can confirm it independently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import optimize
+
+from admmcheck.algorithms.private_radmm import odd_steps
+from admmcheck.audit.reference import ReferenceMechanism
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.local_solver import solve_local
+from admmcheck.problems import ConsensusProblem
+from admmcheck.schedules import schedule_table
+
+F_BOX = 50.0  # |f_k| <= F_BOX: the search box (the logistic loss saturates long before)
+
+
+@dataclass(frozen=True)
+class Change:
+    """Record ``index`` of node ``node`` replaced by (x, y): how D′ differs from D."""
+
+    node: int
+    index: int
+    kind: str
+    x: np.ndarray
+    y: float
+
+    def describe(self) -> str:
+        return f"node {self.node}, record {self.index}: {self.kind} (x' = {np.round(self.x, 4).tolist()}, y' = {self.y:+g})"
+
+
+@dataclass(frozen=True)
+class WorstCase:
+    """The largest loss found: ``value`` = Σ_t of the per-step suprema for ``change``."""
+
+    value: float
+    change: Change
+    per_step: np.ndarray  # (T,) the supremum of each step (0 at R-ADMM's even steps)
+    argmax_f: np.ndarray  # (T, d) the released f_i(t) attaining each step's value
+    candidates: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"value": self.value, "where": self.change.describe(), "node": self.change.node,
+                "record": self.change.index, "change": self.change.kind,
+                "x_prime": self.change.x.tolist(), "y_prime": self.change.y,
+                "per_step": self.per_step.tolist(), "candidates_searched": self.candidates}
+
+
+def _steps(mechanism: ReferenceMechanism, node: int) -> list[tuple[int, float, float, float]]:
+    """(t index, α, s, κ) of every noisy step for ``node`` (0-based t over 1..T)."""
+    parameters = mechanism.arguments
+    T, N, degree = mechanism.iterations, mechanism.network.nodes, float(mechanism.network.degrees[node])
+    if mechanism.name in ("pp", "dvp"):
+        theta = float(parameters["theta"])
+        eta = schedule_table("penalty", theta if mechanism.name == "dvp" else parameters["penalty"], T, N)[:, node]
+        alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
+        return [(t, alpha[t], 1.0 / (2 * eta[t] * degree), 2 * eta[t] * degree) for t in range(T)]
+    if mechanism.name == "radmm":
+        eta = float(parameters["eta"])
+        alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)[:, node]
+        return [(2 * k, alpha[k], 1.0, 2 * eta * degree) for k in range(odd_steps(T))]
+    eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
+    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
+    return [(t, alpha[t], 1.0, 2 * eta * degree) for t in range(T)]
+
+
+class _Node:
+    """Gradient and Hessian of O(f; D_i) and of O(f; D′_i) for one record replaced."""
+
+    def __init__(self, problem: ConsensusProblem, node: int, index: int):
+        self.part = problem.local_part([node])
+        self.loss = problem.loss
+        self.weight = problem.C / problem.sizes[node]
+        self.x, self.y = problem.features[node][index], float(problem.labels[node][index])
+
+    def terms(self, f: np.ndarray, x_new: np.ndarray, y_new: float, curvature: float):
+        """(∇O′ − ∇O, ln det(∇²O + κI) − ln det(∇²O′ + κI)) at one f."""
+        g = f[None, None, :]
+        hessian = self.part.local_hessians(g)[0, 0] + curvature * np.eye(len(f))
+        z, z_new = self.y * self.x @ f, y_new * x_new @ f
+        difference = self.weight * (self.loss.derivative(z_new) * y_new * x_new - self.loss.derivative(z) * self.y * self.x)
+        changed = hessian + self.weight * (self.loss.second_derivative(z_new) * np.outer(x_new, x_new)
+                                           - self.loss.second_derivative(z) * np.outer(self.x, self.x))
+        return difference, np.linalg.slogdet(hessian)[1] - np.linalg.slogdet(changed)[1]
+
+
+def _ball(u: np.ndarray) -> np.ndarray:
+    """A smooth map of R^d onto the open unit ball."""
+    norm = np.linalg.norm(u)
+    return u if norm == 0 else u * np.tanh(norm) / norm
+
+
+def _step_value(mechanism: str, node: _Node, f: np.ndarray, x_new: np.ndarray, y_new: float,
+                alpha: float, s: float, curvature: float) -> float:
+    if mechanism == "pvp":
+        # f = m(D); m(D') solves ∇O'(g) + κ g = ∇O(f) + κ f (the same linear term b)
+        linear = -(node.part.local_gradients(f[None, None, :])[0, 0] + curvature * f)
+        other = _pvp_minimiser(node, x_new, y_new, linear, curvature, f)
+        return float(alpha * np.linalg.norm(f - other))
+    difference, log_det = node.terms(f, x_new, y_new, curvature)
+    noise = alpha * s * np.linalg.norm(difference) if np.isfinite(alpha) else (np.inf if np.any(difference) else 0.0)
+    return float(noise + log_det)
+
+
+def _pvp_minimiser(node: _Node, x_new, y_new, linear, curvature, start) -> np.ndarray:
+    features = [node.part.features[0].copy()]
+    labels = [node.part.labels[0].copy()]
+    where = np.flatnonzero(np.all(features[0] == node.x, axis=1) & (labels[0] == node.y))[0]
+    features[0][where], labels[0][where] = x_new, y_new
+    changed = ConsensusProblem(tuple(features), tuple(labels), node.part.C, node.part.rho, node.part.loss)
+    return solve_local(changed, linear[None, None, :], np.array([curvature]), start[None, None, :]).f[0, 0]
+
+
+def _maximise(objective, dim: int, rng: np.random.Generator, starts: int, extra: int = 0) -> tuple[float, np.ndarray]:
+    """max of objective(v) over v in R^(dim+extra) with |f| <= F_BOX, from seeded random starts."""
+    bounds = [(-F_BOX, F_BOX)] * dim + [(None, None)] * extra
+    best = (-np.inf, np.zeros(dim + extra))
+    for k in range(starts):
+        v0 = rng.normal(scale=[0.5, 3.0, 10.0][k % 3], size=dim + extra)
+        result = optimize.minimize(lambda v: -objective(v), v0, method="L-BFGS-B", bounds=bounds)
+        value = -float(result.fun)
+        if value > best[0]:
+            best = (value, result.x)
+    return best
+
+
+def worst_case(mechanism: ReferenceMechanism, problem: ConsensusProblem, *, records: int = 2,
+               free_point: bool = True, starts: int = 4, seed: int = 0) -> WorstCase:
+    """Search every node, its first ``records`` records and the changes described in the
+    module docstring for the largest total loss; ``starts`` random starts per maximisation."""
+    if problem.nodes != mechanism.network.nodes:
+        raise InvalidConfiguration(f"the problem has {problem.nodes} nodes; the mechanism runs on "
+                                   f"{mechanism.network.nodes}")
+    rng = np.random.default_rng(seed)
+    d, best, count = problem.dim, None, 0
+    for i in range(problem.nodes):
+        steps = _steps(mechanism, i)
+        for n in range(min(records, problem.sizes[i])):
+            node = _Node(problem, i, n)
+            changes = [("label-flip", node.x, -node.y), ("feature-move", -node.x, node.y)]
+            if free_point:
+                changes += [("free point, label kept", None, node.y), ("free point, label flipped", None, -node.y)]
+            for kind, x_new, y_new in changes:
+                count += 1
+                total, per_step, argmax = 0.0, np.zeros(mechanism.iterations), np.zeros((mechanism.iterations, d))
+                point = x_new
+                if x_new is None:  # optimise x' jointly with f, at the first noisy step's constants
+                    t0, a0, s0, k0 = steps[0]
+                    _, v = _maximise(lambda v: _step_value(mechanism.name, node, v[:d], _ball(v[d:]), y_new, a0, s0, k0),
+                                     d, rng, starts, extra=d)
+                    point = _ball(v[d:])
+                cache: dict[tuple[float, float, float], tuple[float, np.ndarray]] = {}
+                for t, alpha, s, curvature in steps:
+                    key = (alpha, s, curvature)
+                    if key not in cache:
+                        cache[key] = _maximise(lambda f: _step_value(mechanism.name, node, f, point, y_new,
+                                                                     alpha, s, curvature), d, rng, starts)
+                    per_step[t], argmax[t] = cache[key]
+                    total += cache[key][0]
+                if best is None or total > best.value:
+                    best = WorstCase(total, Change(i, n, kind, np.asarray(point, float), float(y_new)), per_step,
+                                     argmax, 0)
+    return WorstCase(best.value, best.change, best.per_step, best.argmax_f, count)
+
+
+def changed_problem(problem: ConsensusProblem, change: Change) -> ConsensusProblem:
+    """D′: ``problem`` with the record of ``change`` replaced."""
+    features, labels = list(problem.features), list(problem.labels)
+    x, y = features[change.node].copy(), labels[change.node].copy()
+    x[change.index], y[change.index] = change.x, change.y
+    features[change.node], labels[change.node] = x, y
+    return ConsensusProblem(tuple(features), tuple(labels), problem.C, problem.rho, problem.loss)
+
+
+def worst_transcript(mechanism: ReferenceMechanism, problem: ConsensusProblem, worst: WorstCase) -> np.ndarray:
+    """A one-step (T = 1) transcript of PP/DVP/R-ADMM attaining ``worst.per_step[0]``: node i
+    releases the maximiser f* with zero recovered noise, made so by the neighbours' f(0).
+
+    With λ(0) = 0, f_i(0) = 0 and every other f_j(0) = 0 but one neighbour k, the KKT
+    condition gives ε(D) = 0 when η f_k(0) = ∇O(f*; D_i) + 2ηV_i f* (PP: η = η_i(1))."""
+    if mechanism.name == "pvp":
+        raise InvalidConfiguration("worst_transcript covers PP, DVP and R-ADMM (PVP's release is m(D) + ε)")
+    i, f_star = worst.change.node, worst.argmax_f[0]
+    _, _, s, curvature = _steps(mechanism, i)[0]
+    eta = curvature / (2 * mechanism.network.degrees[i])
+    k = int(np.flatnonzero(mechanism.network.adjacency[i])[0])
+    transcript = np.zeros((2, problem.nodes, problem.dim))
+    gradient = problem.local_part([i]).local_gradients(f_star[None, None, :])[0, 0]
+    transcript[0, k] = (gradient + curvature * f_star) / eta
+    transcript[1, i] = f_star
+    return transcript

@@ -1,0 +1,75 @@
+"""White-box check of the reference mechanisms (issue 16): worst-case search, the theorems'
+beta, a mutant the check must catch, and the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
+from admmcheck.audit.privacy_loss import privacy_loss
+from admmcheck.audit.reference import ReferenceMechanism
+from admmcheck.audit.white_box import exceeds
+from admmcheck.audit.worst_case import changed_problem, worst_case, worst_transcript
+from admmcheck.cli import main
+
+
+@pytest.mark.parametrize("name", ["pp", "radmm"])
+def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_loss(name):
+    claim, bound, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism=name, iterations=4))
+    d0 = pairs[0][0]
+    worst = worst_case(mechanism, d0, records=2, seed=1)
+    assert not exceeds(worst.value, claim.epsilon)
+    assert worst.value > 0.5 * claim.epsilon  # the search gets near the bound (the proof is loose by < 2x)
+    one_step = ReferenceMechanism(name, mechanism.network, 1, mechanism.parameters)
+    transcript = worst_transcript(one_step, d0, worst)
+    loss = privacy_loss(one_step, d0, changed_problem(d0, worst.change), transcript).total[0]
+    assert loss == pytest.approx(worst.per_step[0], rel=1e-8, abs=1e-10)
+    if name == "radmm":
+        assert np.all(worst.per_step[1::2] == 0.0)
+
+
+def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
+    claim, _, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=6,
+                                                                      neighbours="feature-move"))
+    (d0, d1), = pairs
+    run = mechanism.batch_run(d0, np.random.SeedSequence(3).spawn(3000))
+    losses = privacy_loss(mechanism, d0, d1, run.primal).total
+    assert np.isfinite(losses).all() and not exceeds(float(losses.max()), claim.epsilon)
+
+
+def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
+    """The mutant skips the noise at t = 3 (alpha = inf there) while claiming the theorem's beta
+    for alpha = 5 everywhere: every transcript's exact loss is infinite."""
+    claim, _, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=5))
+    alpha = np.full((5, mechanism.network.nodes), 5.0)
+    alpha[2] = np.inf
+    mutant = ReferenceMechanism("pp", mechanism.network, 5, dict(mechanism.parameters) | {"alpha": alpha})
+    (d0, d1), = pairs
+    losses = privacy_loss(mutant, d0, d1, mutant.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)
+    assert np.all(np.isposinf(losses.per_step[:, 2, 0])) and exceeds(float(losses.total.max()), claim.epsilon)
+    honest = privacy_loss(mechanism, d0, d1, mechanism.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)
+    assert not exceeds(float(honest.total.max()), claim.epsilon)
+
+
+def test_cli_white_box_json_fields(capsys, tmp_path):
+    plot = tmp_path / "loss.png"
+    code = main(["audit", "radmm", "--white-box", "--search", "--samples", "1500", "--workers", "1",
+                 "--plot", str(plot), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    white = out["white_box"]
+    for key in ("max_loss", "mean_loss", "quantiles", "worst_case", "claimed_beta", "ratio", "privacy_profile"):
+        assert key in white
+    assert code == 0 and white["verdict"] == "within-claim" and white["claimed_beta"] == out["claimed_epsilon"]
+    assert white["even_steps"]["max_abs_loss"] == 0.0
+    assert white["max_loss"] <= white["worst_case"]["value"] <= white["claimed_beta"]
+    assert out["black_box_within_white_box"] and plot.stat().st_size > 0
+
+
+def test_cli_white_box_refuses_what_does_not_apply(capsys):
+    assert main(["audit", "pp", "--search"]) == 2
+    assert "--search needs --white-box" in capsys.readouterr().err
+    assert main(["audit", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--white-box"]) == 2
+    assert "a third-party mechanism is a black box" in capsys.readouterr().err
