@@ -73,3 +73,32 @@ def test_cli_white_box_refuses_what_does_not_apply(capsys):
     assert "--search needs --white-box" in capsys.readouterr().err
     assert main(["audit", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--white-box"]) == 2
     assert "a third-party mechanism is a black box" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ KKT attack (Appendix E)
+def test_kkt_residual_is_the_noise_plus_a_multiple_of_the_hidden_record():
+    from admmcheck.algorithms import run_pp
+    from admmcheck.audit.kkt_attack import kkt_residuals
+    from admmcheck.datasets import make_problem, synthetic
+    from admmcheck.networks import ring
+
+    problem = make_problem(synthetic(25, 4, seed=1), 5)
+    run = run_pp(problem, ring(5), penalty=0.5, theta=0.5, alpha=5.0, iterations=6,
+                 seeds=np.random.SeedSequence(2).spawn(20))
+    residual = kkt_residuals(problem, ring(5), run.primal, np.full(6, 0.5), 0.5, node=0)
+    signal = residual - run.extras["noise"][:, :, 0]  # = s_t x_1 by (E)
+    x = problem.features[0][0]
+    along = signal @ x / (x @ x)
+    np.testing.assert_allclose(signal, along[..., None] * x, atol=1e-8)
+    y = problem.labels[0][0]
+    assert np.all(np.sign(along) == -y)  # L' < 0: s_t has the sign of -y_1
+
+
+def test_kkt_attack_recovers_the_direction_only_with_public_penalties(capsys):
+    assert main(["attack", "kkt", "--public-eta", "--json"]) == 0
+    public = json.loads(capsys.readouterr().out)
+    assert main(["attack", "kkt", "--private-eta", "--json"]) == 0
+    private = json.loads(capsys.readouterr().out)
+    assert public["trials"] == private["trials"] == 100 and len(public["cosine"]) == 200
+    assert public["final_cosine"] >= 0.9
+    assert private["final_cosine"] <= public["final_cosine"] - 0.3

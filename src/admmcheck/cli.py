@@ -21,7 +21,8 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
-from admmcheck.audit.job import AuditConfig, ReferenceAuditConfig, run_audit, run_reference_audit
+from admmcheck.audit.job import (AttackConfig, AuditConfig, ReferenceAuditConfig, run_attack, run_audit,
+                                 run_reference_audit)
 from admmcheck.audit.reference import REFERENCE_MECHANISMS
 from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
@@ -203,6 +204,30 @@ def _parser() -> argparse.ArgumentParser:
             "(.png or .svg)")
     audit.add_argument("--json", action="store_true", help="print one JSON object")
     audit.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    attack = command("attack", "run a reconstruction attack on PP (M-ADMM supplement, Appendix E)")
+    plain_attack = AttackConfig()
+    attack.add_argument("attack", choices=["kkt"], help="kkt: recover a hidden record's direction from the KKT condition")
+    who = attack.add_mutually_exclusive_group()
+    who.add_argument("--public-eta", dest="public_eta", action="store_true", default=argparse.SUPPRESS,
+                     help="the attacker knows the penalties eta_i(t) (default)")
+    who.add_argument("--private-eta", dest="public_eta", action="store_false", default=argparse.SUPPRESS,
+                     help="node 0 draws its penalties privately; the attacker assumes theta")
+    for flag, dest, default, text in (("--nodes", "nodes", plain_attack.nodes, "nodes N"),
+                                      ("--iterations", "iterations", plain_attack.iterations, "iterations T"),
+                                      ("--rows", "samples", plain_attack.samples, "synthetic rows (all nodes)"),
+                                      ("--dim", "dim", plain_attack.dim, "synthetic dimension"),
+                                      ("--trials", "trials", plain_attack.trials, "independent runs"),
+                                      ("--seed", "seed", plain_attack.seed, "seed of data, noise and penalties")):
+        _option(attack, flag, default, text, type=int, dest=dest)
+    for flag, default, text in (("--eta", plain_attack.eta, "public penalty eta_i(t)"),
+                                ("--theta", plain_attack.theta, "dual step theta"),
+                                ("--alpha", plain_attack.alpha, "noise parameter alpha_i(t)"),
+                                ("--C", plain_attack.C, "C of eq. (1)"), ("--rho", plain_attack.rho, "rho of eq. (1)")):
+        _option(attack, flag, default, text, type=_NUMBER)
+    _option(attack, "--dataset", plain_attack.dataset, "synthetic, breast-cancer or adult:PATH")
+    _option(attack, "--graph", plain_attack.graph, "network")
+    attack.add_argument("--json", action="store_true", help="print one JSON object")
 
     experiment = command("experiment", "rerun a paper's accuracy/privacy figure")
     plain_experiment = ExperimentConfig()
@@ -403,9 +428,24 @@ def _print_white_box(white: dict) -> None:
         print(f"  written: {white['plot']}")
 
 
+def _command_attack(args: argparse.Namespace) -> int:
+    summary = run_attack(config_from_flags(AttackConfig, _flags(args)))
+    if args.json:
+        print(to_json(summary))
+        return EXIT_OK
+    print(f"KKT attack on record 0 of node {summary['node']}, {summary['setting']}, {summary['trials']} trials "
+          f"(alpha = {summary['alpha']}, eta = {summary['eta']}, {summary['records_per_node']} records per node)")
+    print(f"{'t':>6} {'|cos|':>8} {'std':>8}")
+    T = len(summary["cosine"])
+    for t in sorted({1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, T} & set(range(1, T + 1))):
+        print(f"{t:>6} {summary['cosine'][t - 1]:>8.3f} {summary['cosine_std'][t - 1]:>8.3f}")
+    return EXIT_OK
+
+
 COMMANDS = {
     "verify": _command_verify, "run": _command_run, "bound": _command_bound,
     "conditions": _command_conditions, "experiment": _command_experiment, "audit": _command_audit,
+    "attack": _command_attack,
 }
 
 
