@@ -9,13 +9,14 @@ with lambda_i(0) = 0. Arrays are (trials, N, d).
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
+from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
 from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.validation import real
 
 
@@ -49,29 +50,18 @@ def admm_dual_step(network: Network, lam: np.ndarray, f_next: np.ndarray, step: 
     return lam + 0.5 * step * disagreement
 
 
-def run_admm(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    eta: float = 0.5,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("admm")
+def run_admm(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
     """Run conventional ADMM (8)-(9) for ``iterations`` steps on a batch of trials.
 
     One trial per seed in ``seeds``; f_i(0) is random (or ``initial``), lambda_i(0) = 0.
     """
     eta = real("eta", eta)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    start = recorder.start
-    f, lam = start.f, np.zeros_like(start.f)
-    for t in range(iterations):
-        solution = admm_primal_step(problem, network, f, lam, eta, tol)  # eq. (8)
+    context.parameters["eta"] = eta
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for _ in range(context.iterations):
+        solution = admm_primal_step(context.problem, context.network, f, lam, eta, context.tol)  # eq. (8)
         f = solution.f
-        lam = admm_dual_step(network, lam, f, eta)  # eq. (9)
-        recorder.record(t + 1, f, lam, solution.newton_steps)
-    return recorder.finish("admm", {"eta": eta, "iterations": iterations, "tol": tol}, reference)
+        lam = admm_dual_step(context.network, lam, f, eta)  # eq. (9)
+        yield f, lam, solution.newton_steps

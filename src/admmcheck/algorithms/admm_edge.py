@@ -16,42 +16,31 @@ The transcript's dual is lambda_i = sum_j lambda^a_ij, the quantity of (8)-(9).
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
-from admmcheck.local_solver import DEFAULT_TOL, solve_local
-from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
+from admmcheck.algorithms.runner import RunContext, algorithm
+from admmcheck.local_solver import solve_local
 from admmcheck.validation import real
 
 
-def run_admm_edge(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    eta: float = 0.5,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("admm-edge")
+def run_admm_edge(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
     """Run edge-based ADMM (4)-(7) from f(0), lambda^a = lambda^b = 0 and
     w_ij(0) = (f_i(0) + f_j(0))/2 (the value (30) of Appendix A assigns, so that this
     run and :func:`~admmcheck.algorithms.admm.run_admm` start from the same state)."""
     eta = real("eta", eta)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    start = recorder.start
+    context.parameters["eta"] = eta
+    problem, network = context.problem, context.network
     mask = network.adjacency.astype(bool)[None, :, :, None]  # (1, N, N, 1): j in V_i
     degree = network.degrees
 
-    f = start.f
+    f = context.start.f
     w = np.where(mask, 0.5 * (f[:, :, None, :] + f[:, None, :, :]), 0.0)
     lam_a = np.zeros_like(w)
     lam_b = np.zeros_like(w)
-    for t in range(iterations):
+    for _ in range(context.iterations):
         # (4): the terms of L_eta in f_i are O(f_i) + sum_j lambda^a_ij^T f_i
         #      - sum_j lambda^b_ji^T f_i + eta/2 sum_j (||f_i - w_ij||^2 + ||w_ji - f_i||^2)
         w_transposed = np.swapaxes(w, 1, 2)  # [s, i, j] -> w_ji
@@ -60,7 +49,7 @@ def run_admm_edge(
             - np.swapaxes(lam_b, 1, 2).sum(axis=2)
             - eta * (w.sum(axis=2) + w_transposed.sum(axis=2))
         )
-        solution = solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=tol)
+        solution = solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=context.tol)
         f = solution.f
         f_i = f[:, :, None, :]
         f_j = f[:, None, :, :]
@@ -68,6 +57,4 @@ def run_admm_edge(
         w = np.where(mask, (lam_a - lam_b) / (2.0 * eta) + 0.5 * (f_i + f_j), 0.0)
         lam_a = np.where(mask, lam_a + eta * (f_i - w), 0.0)  # (6)
         lam_b = np.where(mask, lam_b + eta * (w - f_j), 0.0)  # (7)
-        recorder.record(t + 1, f, lam_a.sum(axis=2), solution.newton_steps)
-    parameters = {"eta": eta, "iterations": iterations, "tol": tol}
-    return recorder.finish("admm-edge", parameters, reference)
+        yield f, lam_a.sum(axis=2), solution.newton_steps

@@ -17,13 +17,15 @@ runner does not enforce it, so that runs outside the theorem can be examined.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
+
+from admmcheck.algorithms.runner import RunContext, algorithm
 
 from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
 from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.schedules import ScheduleLike, schedule_table
 from admmcheck.validation import real
 
@@ -53,33 +55,20 @@ def madmm_dual_step(network: Network, lam: np.ndarray, f_next: np.ndarray, theta
     return lam + 0.5 * theta * (network.laplacian @ f_next)
 
 
-def run_madmm(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    penalty: ScheduleLike = 0.5,
-    theta: float = 0.5,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("madmm")
+def run_madmm(context: RunContext, *, penalty: ScheduleLike = 0.5, theta: float = 0.5) -> Iterator[tuple]:
     """Run M-ADMM (10)-(11) with penalty schedule eta_i(t) and dual step ``theta``.
 
     ``penalty`` is a scalar, one value per node, a (T, N) table for t = 1..T, or a
     :class:`~admmcheck.schedules.GeometricSchedule` (eta_i(1) q_i^(t-1), §5.1).
     """
     theta = real("theta", theta)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    eta = schedule_table("penalty", penalty, iterations, problem.nodes)
-    start = recorder.start
-    f, lam = start.f, np.zeros_like(start.f)
-    for t in range(iterations):
-        solution = madmm_primal_step(problem, network, f, lam, eta[t], tol)  # eq. (10)/(13)
+    eta = schedule_table("penalty", penalty, context.iterations, context.problem.nodes)
+    context.parameters.update(theta=theta, penalty=eta.tolist())
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for t in range(context.iterations):
+        solution = madmm_primal_step(context.problem, context.network, f, lam, eta[t], context.tol)  # eq. (10)/(13)
         f = solution.f
-        lam = madmm_dual_step(network, lam, f, theta)  # eq. (11)/(14)
-        recorder.record(t + 1, f, lam, solution.newton_steps)
-    parameters = {"theta": theta, "iterations": iterations, "tol": tol, "penalty": eta.tolist()}
-    return recorder.finish("madmm", parameters, reference)
+        lam = madmm_dual_step(context.network, lam, f, theta)  # eq. (11)/(14)
+        yield f, lam, solution.newton_steps

@@ -19,34 +19,20 @@ eta_i(t) = theta for all i, t noted under eq. (26): :func:`run_dvp`.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from admmcheck.algorithms.madmm import madmm_dual_step, madmm_primal_step
-from admmcheck.local_solver import DEFAULT_TOL
-from admmcheck.networks import Network
+from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.noise import gamma_noise_table
-from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.schedules import ScheduleLike, schedule_table
 from admmcheck.validation import real
 
 
-def run_pp(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    penalty: ScheduleLike = 0.5,
-    theta: float = 0.5,
-    alpha: ScheduleLike = 5.0,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-    algorithm: str = "pp",
-) -> Run:
+@algorithm("pp")
+def run_pp(context: RunContext, *, penalty: ScheduleLike = 0.5, theta: float = 0.5,
+           alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
     """Run PP (Algorithm 1): M-ADMM (10)-(11) with the perturbed penalty (24)-(25).
 
     ``penalty`` gives eta_i(t) and ``alpha`` the noise parameters alpha_i(t), each as a
@@ -59,46 +45,28 @@ def run_pp(
     (trials, T, N, d); f_i(0) is drawn first, then the noise, from each trial's generator.
     """
     theta = real("theta", theta)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    eta = schedule_table("penalty", penalty, iterations, problem.nodes)
-    alphas = schedule_table("alpha", alpha, iterations, problem.nodes, allow_infinite=True)
-    noise = gamma_noise_table(recorder.start.rngs, alphas, problem.dim)
+    problem, network, T = context.problem, context.network, context.iterations
+    eta = schedule_table("penalty", penalty, T, problem.nodes)
+    alphas = schedule_table("alpha", alpha, T, problem.nodes, allow_infinite=True)
+    noise = gamma_noise_table(context.start.rngs, alphas, problem.dim)
+    context.parameters.update(theta=theta, penalty=eta.tolist(), alpha=alphas.tolist())
+    context.extras["noise"] = noise
     degree = network.degrees
-    f, lam = recorder.start.f, np.zeros_like(recorder.start.f)
-    for t in range(iterations):
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for t in range(T):
         perturbed = lam + (eta[t] * degree)[:, None] * noise[:, t]  # lambda + eta V eps, eq. (24)
-        solution = madmm_primal_step(problem, network, f, perturbed, eta[t], tol)  # eq. (25)
+        solution = madmm_primal_step(problem, network, f, perturbed, eta[t], context.tol)  # eq. (25)
         f = solution.f
         lam = madmm_dual_step(network, lam, f, theta)  # eq. (11)
-        recorder.record(t + 1, f, lam, solution.newton_steps)
-    parameters = {
-        "theta": theta, "iterations": iterations, "tol": tol,
-        "penalty": eta.tolist(), "alpha": alphas.tolist(),
-    }
-    return recorder.finish(algorithm, parameters, reference, {"noise": noise})
+        yield f, lam, solution.newton_steps
 
 
-def run_dvp(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    theta: float = 0.5,
-    alpha: ScheduleLike = 5.0,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("dvp")
+def run_dvp(context: RunContext, *, theta: float = 0.5, alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
     """Run DVP: PP with eta_i(t) = theta for every node and iteration (note under eq. (26)).
 
     The perturbation theta V_i eps_i(t+1) then enters the dual of conventional ADMM (8)
     with eta = theta, which is the dual variable perturbation of Zhang & Zhu (2017).
     """
-    theta = real("theta", theta)
-    return run_pp(
-        problem, network, penalty=theta, theta=theta, alpha=alpha, iterations=iterations,
-        seeds=seeds, initial=initial, init_scale=init_scale, tol=tol, reference=reference,
-        algorithm="dvp",
-    )
+    yield from run_pp.__wrapped__(context, penalty=real("theta", theta), theta=theta, alpha=alpha)

@@ -22,16 +22,15 @@ transcript alone, without the data.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.radmm import radmm_even_step
-from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.networks import Network
 from admmcheck.noise import gamma_noise_table
-from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.schedules import ScheduleLike, schedule_table
 from admmcheck.validation import real
 
@@ -76,20 +75,9 @@ def even_iterates_from_transcript(network: Network, primal: np.ndarray, eta: flo
     return np.stack(evens, axis=1)
 
 
-def run_private_radmm(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    eta: float = 1.0,
-    gamma: float = 0.2,
-    alpha: ScheduleLike = 5.0,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("private-radmm")
+def run_private_radmm(context: RunContext, *, eta: float = 1.0, gamma: float = 0.2,
+                      alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
     """Run private R-ADMM (Algorithm 2) for T = ``iterations`` steps, odd and even alike.
 
     ``alpha`` gives alpha_i(k) for the K = ceil(T/2) odd iterations (scalar, per node,
@@ -100,21 +88,22 @@ def run_private_radmm(
     """
     eta = real("eta", eta)
     gamma = real("gamma", gamma, minimum=0.0, strict=False)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    alphas = schedule_table("alpha", alpha, odd_steps(iterations), problem.nodes, allow_infinite=True)
-    noise = gamma_noise_table(recorder.start.rngs, alphas, problem.dim)
-    f, lam = recorder.start.f, np.zeros_like(recorder.start.f)
-    for t in range(1, iterations + 1):
+    problem, network = context.problem, context.network
+    alphas = schedule_table("alpha", alpha, odd_steps(context.iterations), problem.nodes, allow_infinite=True)
+    noise = gamma_noise_table(context.start.rngs, alphas, problem.dim)
+    context.parameters.update(eta=eta, gamma=gamma, alpha=alphas.tolist())
+    context.extras["noise"] = noise
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for t in range(1, context.iterations + 1):
         if t % 2 == 1:
             eps = noise[:, (t - 1) // 2]
             # (2 lambda + eps)^T f  ==  2 (lambda + eps/2)^T f in the ADMM step (8)
-            solution = admm_primal_step(problem, network, f, lam + 0.5 * eps, eta, tol)  # eq. (28)
+            solution = admm_primal_step(problem, network, f, lam + 0.5 * eps, eta, context.tol)  # eq. (28)
             f = solution.f
             lam = admm_dual_step(network, lam, f, eta)  # eq. (13)
             stored = eps + problem.local_gradients(f)  # eps_i(2k-1) + grad O(f_i(2k-1)), Alg. 2
-            recorder.record(t, f, lam, solution.newton_steps)
+            yield f, lam, solution.newton_steps
         else:
             f = radmm_even_step(network, f, lam, stored, eta, gamma)  # eq. (29)
-            recorder.record(t, f, lam)
-    parameters = {"eta": eta, "gamma": gamma, "iterations": iterations, "tol": tol, "alpha": alphas.tolist()}
-    return recorder.finish("private-radmm", parameters, reference, {"noise": noise})
+            yield f, lam

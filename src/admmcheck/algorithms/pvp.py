@@ -14,32 +14,19 @@ minimiser is kept in ``run.extras["unperturbed"]``.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
-from admmcheck.local_solver import DEFAULT_TOL
-from admmcheck.networks import Network
+from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.noise import gamma_noise_table
-from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.schedules import ScheduleLike, schedule_table
 from admmcheck.validation import real
 
 
-def run_pvp(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    eta: float = 0.5,
-    alpha: ScheduleLike = 5.0,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("pvp")
+def run_pvp(context: RunContext, *, eta: float = 0.5, alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
     """Run PVP: ADMM (8)-(9) whose broadcast primal f_i(t+1) carries additive noise.
 
     ``alpha`` (scalar, per node, (T, N) table or GeometricSchedule) sets the noise
@@ -47,16 +34,17 @@ def run_pvp(
     (trials, T, N, d) and ``unperturbed`` (trials, T, N, d), the minimisers before noise.
     """
     eta = real("eta", eta)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    alphas = schedule_table("alpha", alpha, iterations, problem.nodes, allow_infinite=True)
-    noise = gamma_noise_table(recorder.start.rngs, alphas, problem.dim)
+    problem, network = context.problem, context.network
+    alphas = schedule_table("alpha", alpha, context.iterations, problem.nodes, allow_infinite=True)
+    noise = gamma_noise_table(context.start.rngs, alphas, problem.dim)
     unperturbed = np.empty_like(noise)
-    f, lam = recorder.start.f, np.zeros_like(recorder.start.f)
-    for t in range(iterations):
-        solution = admm_primal_step(problem, network, f, lam, eta, tol)  # eq. (8)
+    context.parameters.update(eta=eta, alpha=alphas.tolist())
+    context.extras.update(noise=noise, unperturbed=unperturbed)
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for t in range(context.iterations):
+        solution = admm_primal_step(problem, network, f, lam, eta, context.tol)  # eq. (8)
         unperturbed[:, t] = solution.f
         f = solution.f + noise[:, t]  # perturb before broadcasting
         lam = admm_dual_step(network, lam, f, eta)  # eq. (9) with the broadcast values
-        recorder.record(t + 1, f, lam, solution.newton_steps)
-    parameters = {"eta": eta, "iterations": iterations, "tol": tol, "alpha": alphas.tolist()}
-    return recorder.finish("pvp", parameters, reference, {"noise": noise, "unperturbed": unperturbed})
+        yield f, lam, solution.newton_steps

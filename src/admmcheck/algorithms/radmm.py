@@ -13,14 +13,13 @@ the primal only, reusing results of the odd step:
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
-from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Recorder, Run, Seeds
 from admmcheck.validation import real
 
 
@@ -43,34 +42,22 @@ def radmm_even_step(
     return f_odd - step_size[:, None] * direction
 
 
-def run_radmm(
-    problem: ConsensusProblem,
-    network: Network,
-    *,
-    eta: float = 0.5,
-    gamma: float = 0.5,
-    iterations: int = 100,
-    seeds: Seeds = 0,
-    initial: np.ndarray | None = None,
-    init_scale: float = 1.0,
-    tol: float = DEFAULT_TOL,
-    reference: Optimum | None = None,
-) -> Run:
+@algorithm("radmm")
+def run_radmm(context: RunContext, *, eta: float = 0.5, gamma: float = 0.5) -> Iterator[tuple]:
     """Run R-ADMM (Algorithm 1) for ``iterations`` = T steps (odd and even alike)."""
     eta = real("eta", eta)
     gamma = real("gamma", gamma, minimum=0.0, strict=False)
-    recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
-    start = recorder.start
-    f, lam = start.f, np.zeros_like(start.f)
-    for t in range(1, iterations + 1):
+    context.parameters.update(eta=eta, gamma=gamma)
+    problem, network = context.problem, context.network
+    f = context.start.f
+    lam = np.zeros_like(f)
+    for t in range(1, context.iterations + 1):
         if t % 2 == 1:
-            solution = admm_primal_step(problem, network, f, lam, eta, tol)  # eq. (12)
+            solution = admm_primal_step(problem, network, f, lam, eta, context.tol)  # eq. (12)
             f = solution.f
             lam = admm_dual_step(network, lam, f, eta)  # eq. (13)
-            recorder.record(t, f, lam, solution.newton_steps)
+            yield f, lam, solution.newton_steps
         else:
             gradient = problem.local_gradients(f)  # grad O(f_i(2k-1), D_i), Alg. 1
             f = radmm_even_step(network, f, lam, gradient, eta, gamma)  # eq. (10), (11)
-            recorder.record(t, f, lam)
-    parameters = {"eta": eta, "gamma": gamma, "iterations": iterations, "tol": tol}
-    return recorder.finish("radmm", parameters, reference)
+            yield f, lam

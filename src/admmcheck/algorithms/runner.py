@@ -1,0 +1,100 @@
+"""The scaffold every algorithm shares: one decorator turns update equations into a ``run_*``.
+
+An algorithm module writes only its update equations, as a generator
+
+    @algorithm("madmm")
+    def run_madmm(context: RunContext, *, penalty=0.5, theta=0.5):
+        ...validate its own parameters, record them in context.parameters...
+        for t in range(context.iterations):
+            ...the paper's updates...
+            yield f, lam, newton_steps        # f(t+1), lambda(t+1), Newton steps (or None)
+
+and :func:`algorithm` makes of it the public function
+
+    run_madmm(problem, network, *, penalty=0.5, theta=0.5, iterations=100, seeds=0,
+              initial=None, init_scale=1.0, tol=DEFAULT_TOL, reference=None) -> Run
+
+which validates the shared arguments, draws f(0) (:class:`~admmcheck.runs.Recorder`), records
+every yielded iterate and returns the one :class:`~admmcheck.runs.Run` type. The generated
+signature is a real one (``inspect.signature`` and ``help`` show every keyword).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+import numpy as np
+
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.networks import Network
+from admmcheck.oracle import Optimum
+from admmcheck.problems import ConsensusProblem
+from admmcheck.runs import Recorder, Run, Seeds, Start
+
+Step = tuple  # (f, lam) or (f, lam, newton_steps)
+
+
+@dataclass
+class RunContext:
+    """What the update equations see: the problem, the network, T, f(0) and the per-trial
+    generators (``start``), the Newton tolerance, and where to put the run's parameters and
+    extra arrays (noise drawn, unperturbed minimisers, ...)."""
+
+    problem: ConsensusProblem
+    network: Network
+    iterations: int
+    start: Start
+    tol: float
+    parameters: dict[str, object] = field(default_factory=dict)
+    extras: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+_SHARED = [
+    inspect.Parameter("iterations", inspect.Parameter.KEYWORD_ONLY, default=100, annotation=int),
+    inspect.Parameter("seeds", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=Seeds),
+    inspect.Parameter("initial", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="np.ndarray | None"),
+    inspect.Parameter("init_scale", inspect.Parameter.KEYWORD_ONLY, default=1.0, annotation=float),
+    inspect.Parameter("tol", inspect.Parameter.KEYWORD_ONLY, default=DEFAULT_TOL, annotation=float),
+    inspect.Parameter("reference", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="Optimum | None"),
+]
+
+SHARED_DOC = """
+    Shared keywords: ``iterations`` T; ``seeds`` one per trial (an int, a SeedSequence or a
+    sequence of them); ``initial`` f(0) as (N, d) or (trials, N, d) instead of a random draw of
+    scale ``init_scale``; ``tol`` the Newton tolerance of the primal subproblems;
+    ``reference`` a CVXPY optimum to measure against. Returns a :class:`~admmcheck.runs.Run`."""
+
+
+def algorithm(name: str) -> Callable[[Callable[..., Iterator[Step]]], Callable[..., Run]]:
+    """Decorator: update equations (a generator over t = 1..T) -> ``run_*`` (module docstring)."""
+
+    def wrap(updates: Callable[..., Iterator[Step]]) -> Callable[..., Run]:
+        own = list(inspect.signature(updates).parameters.values())[1:]  # drop the context
+
+        @functools.wraps(updates)
+        def run(problem: ConsensusProblem, network: Network, *, iterations: int = 100, seeds: Seeds = 0,
+                initial: np.ndarray | None = None, init_scale: float = 1.0, tol: float = DEFAULT_TOL,
+                reference: Optimum | None = None, **parameters: object) -> Run:
+            recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
+            context = RunContext(problem, network, iterations, recorder.start, tol)
+            t = 0
+            for t, step in enumerate(updates(context, **parameters), start=1):
+                if t > iterations:
+                    break
+                recorder.record(t, *step)
+            if t != iterations:
+                raise InvalidConfiguration(f"{name} produced {t} iterates for T = {iterations}")  # a bug, not input
+            return recorder.finish(name, context.parameters | {"iterations": iterations, "tol": tol}, reference,
+                                   context.extras)
+
+        positional = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a)
+                      for n, a in (("problem", ConsensusProblem), ("network", Network))]
+        run.__signature__ = inspect.Signature(positional + own + _SHARED, return_annotation=Run)
+        run.__doc__ = (updates.__doc__ or "") + SHARED_DOC
+        return run
+
+    return wrap
