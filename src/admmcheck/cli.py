@@ -42,6 +42,8 @@ from admmcheck.jobs import (
 )
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, to_json
+from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingRunConfig, evaluate_sharing_bound,
+                                    execute_sharing)
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int
 
@@ -82,6 +84,16 @@ _NOISE = _argument_type(lambda text: parse_schedule(text, allow_infinite=True),
 _POSITIVE_INT = _argument_type(lambda text: positive_int("--iterations", int(text) if text.strip().lstrip("-").isdigit()
                                                         else text), "a whole number >= 1")
 _RATIONAL = _argument_type(_rational_text, "a rational such as 1/5 or 0.2")
+
+
+def _integers(text: str) -> tuple[int, ...]:
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: give positive whole numbers separated by commas, e.g. 66,57")
+    return tuple(int(p) for p in parts)
+
+
+_INTEGERS = _integers
 _RATIONALS = _argument_type(lambda text: tuple(_rational_text(p) for p in split_top_level(text)),
                             "one rational, or one per node separated by commas")
 
@@ -113,8 +125,19 @@ def _parser() -> argparse.ArgumentParser:
 
     run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
-    run.add_argument("algorithm", choices=ALGORITHMS, metavar="ALGO", help=", ".join(ALGORITHMS))
+    run.add_argument("algorithm", choices=ALGORITHMS + SHARING_ALGORITHMS, metavar="ALGO",
+                     help=", ".join(ALGORITHMS + SHARING_ALGORITHMS))
     _setting_options(run, defaults)
+    sharing = SharingRunConfig()
+    _option(run, "--parties", sharing.parties, "sharing: parties M (consecutive column blocks)", type=int)
+    _option(run, "--lam", sharing.lam, "sharing: lambda of eq. (1) (--rho is then the ADMM penalty, default "
+            f"{sharing.rho}; --iterations default {sharing.iterations})", type=_NUMBER)
+    for flag, default, text in (("--epsilon", sharing.epsilon, "dp-sharing: epsilon per iteration (Theorem 1)"),
+                                ("--delta", sharing.delta, "dp-sharing: delta per iteration"),
+                                ("--c1", sharing.c1, "dp-sharing: bound on R_m'' (Assumption 2.2)"),
+                                ("--b1", sharing.b1, "dp-sharing: bound on ||x||, ||y||, ||z|| (Assumption 2.1)"),
+                                ("--delta-prime", sharing.delta_prime, "dp-sharing: delta' of Corollary 1")):
+        _option(run, flag, default, text, type=_NUMBER)
     _option(run, "--eta", defaults.eta, "penalty eta; madmm: eta_i(1), one or one per node", type=_NUMBERS)
     _option(run, "--theta", defaults.theta, "madmm: dual step size theta", type=_NUMBER)
     _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
@@ -124,14 +147,23 @@ def _parser() -> argparse.ArgumentParser:
 
     bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
-    bound.add_argument("mechanism", choices=BOUND_MECHANISMS, metavar="MECHANISM",
+    bound.add_argument("mechanism", choices=BOUND_MECHANISMS + ("sharing",), metavar="MECHANISM",
                        help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
     _setting_options(bound, bounds)
     _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
             type=_SCHEDULE)
     _option(bound, "--theta", bounds.theta, "pp: dual step size theta", type=_NUMBER)
     _option(bound, "--alpha", bounds.alpha, "alpha_i(t) (radmm: alpha_i(k)); inf means no noise", type=_NOISE)
-    _option(bound, "--c1", bounds.c1, "bound on L'' used in the theorem (logistic loss: 0.25)", type=_NUMBER)
+    _option(bound, "--c1", bounds.c1, "bound on L'' used in the theorem (logistic loss: 0.25); sharing: bound on "
+            "R_m'' (1 for R = ||x||^2/2)", type=_NUMBER)
+    sharing_bound = SharingBoundConfig()
+    _option(bound, "--features", sharing_bound.features, "sharing: d_m per party, e.g. 66,57", type=_INTEGERS)
+    for flag, default, text in (("--lam", sharing_bound.lam, "sharing: lambda"),
+                                ("--b1", sharing_bound.b1, "sharing: bound b1 of Assumption 2.1"),
+                                ("--epsilon", sharing_bound.epsilon, "sharing: epsilon per iteration"),
+                                ("--delta", sharing_bound.delta, "sharing: delta per iteration"),
+                                ("--delta-prime", sharing_bound.delta_prime, "sharing: delta' of Corollary 1")):
+        _option(bound, flag, default, text, type=_NUMBER)
     bound.add_argument("--json", action="store_true", help="print one JSON object")
 
     conditions = command("conditions", "decide a convergence theorem's conditions exactly, with certificates")
@@ -287,17 +319,29 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 
 def _command_run(args: argparse.Namespace) -> int:
-    config = config_from_flags(RunConfig, _flags(args))
-    summary = execute(config, export_problem=args.export_problem).summary()
+    flags = _flags(args)
+    if flags["algorithm"] in SHARING_ALGORITHMS:
+        summary = execute_sharing(config_from_flags(SharingRunConfig, flags), export_problem=args.export_problem)
+        keys = ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual", "wall_time_s")
+    else:
+        summary = execute(config_from_flags(RunConfig, flags), export_problem=args.export_problem).summary()
+        keys = ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error", "wall_time_s")
     if args.json:
         print(to_json(summary))
     else:
-        for key in ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error", "wall_time_s"):
+        for key in keys:
             print(f"{key:<16} {summary[key]}")
+        if "privacy" in summary:
+            privacy = summary["privacy"]
+            print(f"{'sigma':<16} {privacy['sigma']} (Theorem 1 for epsilon = {privacy['epsilon']} per iteration)")
+            print(f"{'claimed total':<16} epsilon' = {privacy['epsilon_total']:.4g}, delta = {privacy['delta_total']:.3g} "
+                  "(Corollary 1)")
     return EXIT_OK
 
 
 def _command_bound(args: argparse.Namespace) -> int:
+    if args.mechanism == "sharing":
+        return _command_sharing_bound(args)
     config = config_from_flags(BoundConfig, _flags(args))
     bound, setting = evaluate_bound(config)
     parameters = {"eta": describe_schedule(config.eta), "alpha": describe_schedule(config.alpha), "c1": config.c1}
@@ -324,6 +368,24 @@ def _command_bound(args: argparse.Namespace) -> int:
         for name, ok in bound.preconditions.items():
             print(f"  {'holds' if ok else 'FAILS':<6} {name}")
     return EXIT_OK if bound.holds else EXIT_CHECK_FAILED
+
+
+def _command_sharing_bound(args: argparse.Namespace) -> int:
+    privacy = evaluate_sharing_bound(config_from_flags(SharingBoundConfig, _flags(args)))
+    summary = privacy.as_dict()
+    if args.json:
+        print(to_json(summary))
+    else:
+        print(f"{summary['theorem']}")
+        for m, (c, sigma) in enumerate(zip(summary["sensitivity"], summary["sigma"])):
+            print(f"  party {m} (d_m = {summary['features'][m]}): sensitivity C = {c:.6g}, sigma = {sigma:.6g}")
+        print(f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
+              f"Corollary 1 ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
+              f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g}), "
+              f"dp-accounting PLD {summary['accountant']['epsilon_pld']:.6g} / RDP {summary['accountant']['epsilon_rdp']:.6g}")
+        for name, ok in summary["preconditions"].items():
+            print(f"  {'holds' if ok else 'FAILS':<6} {name}")
+    return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
 
 
 def _command_conditions(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
+from admmcheck.problems.sharing import SharingProblem
 from admmcheck.validation import positive_int, real
 
 SeedLike = Union[int, np.random.SeedSequence]
@@ -112,7 +113,7 @@ class Run:
     """
 
     algorithm: str
-    problem: ConsensusProblem
+    problem: ConsensusProblem | SharingProblem
     primal: np.ndarray
     dual: np.ndarray
     newton_steps: np.ndarray
@@ -184,28 +185,32 @@ class Recorder:
     """Preallocated transcript filled iteration by iteration by an algorithm's loop.
 
     Construction validates the network size and ``iterations`` and draws f(0) (see
-    :func:`initial_state`); ``recorder.start.f`` is where the algorithm begins.
+    :func:`initial_state`); ``recorder.start.f`` is where the algorithm begins. The dual has
+    the primal's dimension unless ``dual_dim`` says otherwise (ADMM sharing: y has one entry
+    per sample).
     """
 
     def __init__(
         self,
         problem: ConsensusProblem,
-        network: Network,
+        network: Network | None,
         iterations: int,
         seeds: Seeds,
         initial: np.ndarray | None = None,
         init_scale: float = 1.0,
+        dual_dim: int | None = None,
     ) -> None:
-        check_network(problem, network)
+        if network is not None:  # the sharing family has no peer network
+            check_network(problem, network)
         iterations = positive_int("iterations", iterations)
         self.problem = problem
         self.start = initial_state(problem, seeds, initial, init_scale)
         self.started = time.perf_counter()
         trials, nodes, dim = self.start.f.shape
         self.primal = np.empty((trials, iterations + 1, nodes, dim))
-        self.dual = np.empty((trials, iterations + 1, nodes, dim))
+        self.dual = np.empty((trials, iterations + 1, nodes, dim if dual_dim is None else dual_dim))
         self.newton_steps = np.zeros((trials, iterations, nodes), dtype=np.int64)
-        self.record(0, self.start.f, np.zeros_like(self.start.f))
+        self.record(0, self.start.f, np.zeros(self.dual.shape[:1] + self.dual.shape[2:]))
 
     def record(self, t: int, f: np.ndarray, lam: np.ndarray, newton_steps: np.ndarray | None = None) -> None:
         """Store f(t), lambda(t) (and the Newton steps of the update that produced them)."""

@@ -32,7 +32,6 @@ from admmcheck.errors import InvalidConfiguration
 from admmcheck.local_solver import DEFAULT_TOL
 from admmcheck.networks import Network
 from admmcheck.oracle import Optimum
-from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Recorder, Run, Seeds, Start
 
 Step = tuple  # (f, lam) or (f, lam, newton_steps)
@@ -44,8 +43,8 @@ class RunContext:
     generators (``start``), the Newton tolerance, and where to put the run's parameters and
     extra arrays (noise drawn, unperturbed minimisers, ...)."""
 
-    problem: ConsensusProblem
-    network: Network
+    problem: object  # ConsensusProblem or SharingProblem
+    network: Network | None
     iterations: int
     start: Start
     tol: float
@@ -69,17 +68,30 @@ SHARED_DOC = """
     ``reference`` a CVXPY optimum to measure against. Returns a :class:`~admmcheck.runs.Run`."""
 
 
-def algorithm(name: str) -> Callable[[Callable[..., Iterator[Step]]], Callable[..., Run]]:
-    """Decorator: update equations (a generator over t = 1..T) -> ``run_*`` (module docstring)."""
+def algorithm(name: str, *, peers: bool = True, zero_start: bool = False,
+              dual_dim: Callable[[object], int] | None = None) -> Callable[[Callable[..., Iterator[Step]]], Callable[..., Run]]:
+    """Decorator: update equations (a generator over t = 1..T) -> ``run_*`` (module docstring).
+
+    ``peers=False`` for algorithms without a peer network (ADMM sharing: parties and a server),
+    whose ``run_*`` takes the problem alone; ``zero_start`` makes f(0) = 0 the default start
+    (the sharing paper initialises x, y, z with 0) instead of a random draw; ``dual_dim(problem)``
+    gives the dual's dimension when it is not the primal's."""
 
     def wrap(updates: Callable[..., Iterator[Step]]) -> Callable[..., Run]:
         own = list(inspect.signature(updates).parameters.values())[1:]  # drop the context
 
         @functools.wraps(updates)
-        def run(problem: ConsensusProblem, network: Network, *, iterations: int = 100, seeds: Seeds = 0,
+        def run(problem, network: Network | None = None, *, iterations: int = 100, seeds: Seeds = 0,
                 initial: np.ndarray | None = None, init_scale: float = 1.0, tol: float = DEFAULT_TOL,
                 reference: Optimum | None = None, **parameters: object) -> Run:
-            recorder = Recorder(problem, network, iterations, seeds, initial, init_scale)
+            if peers and network is None:
+                raise InvalidConfiguration(f"{name} runs on a network of peers: pass one (networks.ring(N), ...)")
+            if not peers and network is not None:
+                raise InvalidConfiguration(f"{name} has parties and a server, no peer network: do not pass one")
+            if zero_start and initial is None:
+                initial = np.zeros((problem.nodes, problem.dim))
+            recorder = Recorder(problem, network, iterations, seeds, initial, init_scale,
+                                None if dual_dim is None else dual_dim(problem))
             context = RunContext(problem, network, iterations, recorder.start, tol)
             t = 0
             for t, step in enumerate(updates(context, **parameters), start=1):
@@ -91,8 +103,9 @@ def algorithm(name: str) -> Callable[[Callable[..., Iterator[Step]]], Callable[.
             return recorder.finish(name, context.parameters | {"iterations": iterations, "tol": tol}, reference,
                                    context.extras)
 
-        positional = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=a)
-                      for n, a in (("problem", ConsensusProblem), ("network", Network))]
+        positional = [inspect.Parameter("problem", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        if peers:
+            positional.append(inspect.Parameter("network", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Network))
         run.__signature__ = inspect.Signature(positional + own + _SHARED, return_annotation=Run)
         run.__doc__ = (updates.__doc__ or "") + SHARED_DOC
         return run

@@ -1,0 +1,133 @@
+"""What ``admmcheck run sharing|dp-sharing`` and ``admmcheck bound sharing`` run, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.datasets import dataset_by_name
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.oracle import sharing_optimum
+from admmcheck.output import output_file, write_atomic
+from admmcheck.privacy.sharing import SharingPrivacy, sharing_bound
+from admmcheck.problems.sharing import SharingProblem, split_columns
+from admmcheck.runs import describe_seed
+from admmcheck.validation import non_negative_int, positive_int, real
+
+SHARING_ALGORITHMS = ("sharing", "dp-sharing")
+
+
+@dataclass(frozen=True)
+class SharingRunConfig:
+    """``run sharing|dp-sharing``: the dataset's columns split into ``parties`` consecutive blocks.
+
+    dp-sharing normalises every block's rows (Assumption 2.3, which Lemma 1 uses) and draws its
+    noise with Theorem 1's σ for (``epsilon``, ``delta``) per iteration."""
+
+    algorithm: str = "sharing"
+    dataset: str = "synthetic"
+    parties: int = 3
+    iterations: int = 300
+    rho: float = 0.001
+    lam: float = 0.01
+    seed: int = 0
+    samples: int = 250
+    dim: int = 10
+    epsilon: float = 1.0
+    delta: float = 1e-5
+    c1: float = 1.0
+    b1: float = 1.0
+    delta_prime: float = 1e-5
+
+    FLAG_NAMES = {"algorithm": "ALGO", "delta_prime": "--delta-prime"}
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in SHARING_ALGORITHMS:
+            raise InvalidConfiguration(f"unknown sharing algorithm {self.algorithm!r}")
+        for name in ("parties", "iterations", "samples", "dim"):
+            positive_int(f"--{name}", getattr(self, name))
+        non_negative_int("--seed", self.seed)
+        for name in ("rho", "lam", "epsilon", "c1", "b1"):
+            real(f"--{name}", getattr(self, name))
+
+
+def build_sharing_problem(config: SharingRunConfig) -> SharingProblem:
+    """The dataset's design split into ``parties`` near-equal consecutive column blocks."""
+    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
+    return split_columns(data.features, data.labels, config.parties, config.lam,
+                         normalise_rows=config.algorithm == "dp-sharing")
+
+
+def privacy_of(problem: SharingProblem, config: SharingRunConfig) -> SharingPrivacy:
+    """The paper's claim (Lemma 1, Thm 1, Cor. 1) for this problem and configuration."""
+    return sharing_bound(problem.widths, rho=config.rho, lam=config.lam, c1=config.c1, b1=config.b1,
+                         epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
+                         delta_prime=config.delta_prime)
+
+
+def execute_sharing(config: SharingRunConfig, export_problem: str | Path | None = None) -> dict[str, object]:
+    """Run the configured algorithm once (seed ``seed``) and summarise it against CVXPY."""
+    problem = build_sharing_problem(config)
+    if export_problem is not None:
+        target = output_file(export_problem, "--export-problem")
+        parts = np.array([f"{problem.offsets[m]}:{problem.offsets[m + 1]}" for m in range(problem.parties)])
+        write_atomic(target, lambda stream: np.savez(stream, X=problem.design, y=problem.labels, parts=parts,
+                                                     lam=problem.lam, rho=config.rho))
+    optimum = sharing_optimum(problem)
+    seeds = [np.random.SeedSequence(config.seed)]
+    privacy = None
+    if config.algorithm == "sharing":
+        run = run_sharing(problem, rho=config.rho, iterations=config.iterations, seeds=seeds, reference=optimum)
+    else:
+        privacy = privacy_of(problem, config)
+        run = run_dp_sharing(problem, rho=config.rho, sigma=np.array(privacy.sigma), iterations=config.iterations,
+                             seeds=seeds, reference=optimum)
+    shared = run.extras["shared"][0, -1]
+    summary: dict[str, object] = {
+        "algorithm": config.algorithm, "dataset": config.dataset, "parties": problem.parties,
+        "features": list(problem.widths), "samples": problem.samples, "iterations": run.iterations,
+        "rho": config.rho, "lam": config.lam,
+        "objective_gap": float(run.objective_gap[0, -1]),
+        "distance_to_optimum": float(run.consensus_error[0, -1]),
+        "residual": float(np.linalg.norm(shared.sum(axis=0) - run.extras["z"][0, -1])),
+        "final_x": run.primal[0, -1, 0].tolist(), "wall_time_s": run.wall_time_s,
+        "seed": describe_seed(run.seeds[0]),
+        "optimum": {"objective": optimum.objective, "solver": optimum.solver, "status": optimum.status,
+                    "gradient_norm": optimum.gradient_norm},
+        "definitions": {"objective_gap": "(F(x^T) - F*) / |F*|, F the objective (1), F* from CVXPY",
+                        "residual": "||sum_m D_m x~_m^T - z^T||_2"},
+    }
+    if privacy is not None:
+        summary["privacy"] = privacy.as_dict()
+        summary["sigma"] = list(privacy.sigma)
+    if export_problem is not None:
+        summary["exported"] = str(export_problem)
+    return summary
+
+
+@dataclass(frozen=True)
+class SharingBoundConfig:
+    """``bound sharing``: the paper's claim for party widths ``features`` (no data needed)."""
+
+    mechanism: str = "sharing"
+    features: tuple[int, ...] = (66, 57)
+    rho: float = 1.0
+    lam: float = 0.01
+    c1: float = 1.0
+    b1: float = 1.0
+    epsilon: float = 1.0
+    delta: float = 1e-5
+    iterations: int = 20
+    delta_prime: float = 1e-5
+
+    FLAG_NAMES = {"mechanism": "MECHANISM", "delta_prime": "--delta-prime"}
+
+
+def evaluate_sharing_bound(config: SharingBoundConfig) -> SharingPrivacy:
+    """Lemma 1, Theorem 1, Corollary 1 and the accountants for ``config``."""
+    return sharing_bound(tuple(int(w) for w in config.features), rho=config.rho, lam=config.lam, c1=config.c1,
+                         b1=config.b1, epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
+                         delta_prime=config.delta_prime)

@@ -1,0 +1,149 @@
+"""ADMM sharing over vertically partitioned features and its DP version (issue 17)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from admmcheck.algorithms import run_dp_sharing, run_sharing
+from admmcheck.algorithms.sharing import z_update
+from admmcheck.cli import main
+from admmcheck.datasets import breast_cancer, synthetic
+from admmcheck.errors import InvalidProblem
+from admmcheck.oracle import sharing_optimum
+from admmcheck.privacy.sharing import corollary1_total, lemma1_sensitivity, sharing_bound, theorem1_sigma
+from admmcheck.problems.sharing import SharingProblem, split_columns
+
+
+@pytest.fixture(scope="module")
+def synthetic_three():
+    data = synthetic(300, 12, seed=0)
+    problem = split_columns(data.features, data.labels, 3, lam=0.01)
+    return problem, sharing_optimum(problem)
+
+
+@pytest.fixture(scope="module")
+def cancer_two():
+    data = breast_cancer()
+    problem = split_columns(data.features, data.labels, 2, lam=0.01)
+    return problem, sharing_optimum(problem)
+
+
+@pytest.mark.parametrize("case", ["synthetic_three", "cancer_two"])
+def test_admm_sharing_reaches_the_cvxpy_optimum(case, request):
+    problem, optimum = request.getfixturevalue(case)
+    run = run_sharing(problem, rho=0.001, iterations=300, seeds=[0], reference=optimum)
+    assert abs(run.objective_gap[0, -1]) <= 1e-6
+    assert np.linalg.norm(run.extras["shared"][0, -1].sum(axis=0) - run.extras["z"][0, -1]) <= 1e-5
+    assert run.primal.shape == (1, 301, 1, problem.dim) and run.dual.shape == (1, 301, 1, problem.samples)
+
+
+def test_the_shared_values_are_each_partys_block_times_its_decision(synthetic_three):
+    problem, _ = synthetic_three
+    run = run_sharing(problem, rho=0.01, iterations=5, seeds=[0])
+    for m in range(problem.parties):
+        np.testing.assert_allclose(run.extras["shared"][0, :, m], problem.block(run.primal[0, :, 0], m) @ problem.parts[m].T,
+                                   atol=1e-12)
+    np.testing.assert_array_equal(run.primal[0, 0], 0.0)  # x = y = z = 0 (§5)
+
+
+def test_the_z_update_solves_its_optimality_condition(synthetic_three):
+    problem, _ = synthetic_three
+    rng = np.random.default_rng(0)
+    s, y = rng.normal(size=(4, problem.samples)) * 3, rng.normal(size=(4, problem.samples)) / problem.samples
+    for rho in (1e-4, 1e-2, 10.0):
+        z = z_update(problem, s, y, rho, 1e-12)
+        np.testing.assert_allclose(problem.loss_gradient(z) - y + rho * (z - s), 0.0, atol=1e-11 * rho)
+
+
+def test_a_box_constrained_run_reaches_the_constrained_optimum():
+    data = synthetic(200, 6, seed=3)
+    problem = split_columns(data.features, data.labels, 2, lam=0.01, box=0.5)
+    optimum = sharing_optimum(problem)
+    assert np.max(np.abs(optimum.solution)) == pytest.approx(0.5)  # the box is active
+    run = run_sharing(problem, rho=0.001, iterations=300, seeds=[0], reference=optimum)
+    assert abs(run.objective_gap[0, -1]) <= 1e-6 and np.max(np.abs(run.primal[0, -1])) <= 0.5 + 1e-12
+
+
+def test_dp_noise_has_the_covariance_of_eq_10_and_lies_in_the_column_space():
+    data = synthetic(60, 4, seed=1)
+    problem = split_columns(data.features, data.labels, 2, lam=0.1, normalise_rows=True)
+    run = run_dp_sharing(problem, rho=0.5, sigma=[0.3, 0.7], iterations=1, seeds=np.random.SeedSequence(0).spawn(20_000))
+    noise = run.extras["noise"][:, 0]
+    for m, sigma in enumerate((0.3, 0.7)):
+        block = problem.parts[m]
+        expected = sigma**2 * np.linalg.inv(block.T @ block)
+        empirical = np.cov(problem.block(noise, m), rowvar=False)
+        assert np.max(np.abs(empirical - expected)) <= 5 * np.max(np.abs(expected)) * math.sqrt(2 / 20_000)
+        shared = problem.block(noise, m) @ block.T  # D_m ξ_m: in col(D_m), zero off it
+        projector = block @ np.linalg.pinv(block)
+        np.testing.assert_allclose(shared @ projector, shared, atol=1e-10)
+
+
+def test_theorem1_sigma_and_corollary1_match_a_hand_computation():
+    # (66, 57), rho = 1, lambda = 0.01, c1 = b1 = 1, M = 2: C = 3/(66*1) * (0.01 + (1 + 2) * 1)
+    assert lemma1_sensitivity(66, 2, 1.0, 0.01, 1.0, 1.0) == pytest.approx(3 * 3.01 / 66, rel=1e-15)
+    assert theorem1_sigma(3 * 3.01 / 66, 1.0, 1e-5) == pytest.approx(math.sqrt(2 * math.log(125_000)) * 3 * 3.01 / 66)
+    # T = 20, eps = 0.1, delta' = 1e-5: sqrt(40 ln 1e5) * 0.1 + 20 * 0.1 * (e^0.1 - 1)
+    total, delta = corollary1_total(0.1, 1e-5, 20, 1e-5)
+    assert total == pytest.approx(math.sqrt(40 * math.log(1e5)) * 0.1 + 2 * (math.exp(0.1) - 1), rel=1e-14)
+    assert total == pytest.approx(2.35631, abs=1e-5) and delta == pytest.approx(20e-5 + 1e-5)
+    # second setting: 3 parties (10, 20, 5), rho = 0.5, lambda = 0.1, c1 = 1, b1 = 2, eps = 0.5, delta = 1e-6
+    bound = sharing_bound((10, 20, 5), rho=0.5, lam=0.1, c1=1.0, b1=2.0, epsilon=0.5, delta=1e-6, iterations=5,
+                          delta_prime=1e-6)
+    for d, c, s in zip((10, 20, 5), bound.sensitivity, bound.sigma):
+        assert c == pytest.approx(3 / (d * 0.5) * (0.1 + 2.5 * 2.0))
+        assert s == pytest.approx(math.sqrt(2 * math.log(1.25e6)) * c / 0.5)
+    assert bound.epsilon_total == pytest.approx(math.sqrt(10 * math.log(1e6)) * 0.5 + 2.5 * (math.exp(0.5) - 1))
+
+
+def test_the_accountant_composes_the_same_gaussian_mechanism_tighter_than_corollary1():
+    bound = sharing_bound((66, 57), rho=1.0, lam=0.01, c1=1.0, b1=1.0, epsilon=1.0, delta=1e-5, iterations=20,
+                          delta_prime=1e-5)
+    # one Gaussian mechanism of noise multiplier sqrt(2 ln(1.25/delta))/eps is (eps, delta)-DP: T-fold at T*delta + delta'
+    assert bound.accountant_pld <= bound.accountant_rdp + 1e-9 and bound.accountant_pld < bound.epsilon_total
+    single = sharing_bound((66,), rho=1.0, lam=0.01, c1=1.0, b1=1.0, epsilon=1.0, delta=1e-5, iterations=1,
+                           delta_prime=1e-12)
+    assert single.accountant_pld <= 1.0  # the classical calibration is conservative for one release
+
+
+def test_rank_deficient_blocks_and_bad_rows_are_refused_with_what_to_change():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(20, 3))
+    labels = np.where(rng.random(20) < 0.5, -1.0, 1.0)
+    deficient = np.hstack([x, x[:, :1] + x[:, 1:2]])
+    with pytest.raises(InvalidProblem, match="rank 3 < 4 columns.*drop the redundant columns"):
+        SharingProblem((deficient, x), labels, 0.1)
+    with pytest.raises(InvalidProblem, match="empty"):
+        SharingProblem((x, np.zeros((20, 0))), labels, 0.1)
+    with pytest.raises(InvalidProblem, match="has 19 rows but there are 20 labels"):
+        SharingProblem((x, x[:19]), labels, 0.1)
+    raw = SharingProblem((x, x * 2), labels, 0.1)
+    assert "Assumption 2.3" in raw.normalisation_error() and "normalise" in raw.normalisation_error()
+    with pytest.raises(InvalidProblem, match="Assumption 2.3"):
+        run_dp_sharing(raw, rho=1.0, sigma=1.0, iterations=2)
+    with pytest.raises(InvalidProblem, match="all-zero row"):
+        split_columns(np.hstack([x, np.zeros((20, 1))]), labels, (3, 1), 0.1, normalise_rows=True)
+    assert split_columns(x, labels, 2, 0.1, normalise_rows=True).normalisation_error() is None
+
+
+def test_cli_run_sharing_json_and_export(capsys, tmp_path):
+    path = tmp_path / "sharing.npz"
+    assert main(["run", "sharing", "--dataset", "breast-cancer", "--parties", "2", "--iterations", "300",
+                 "--rho", "0.001", "--lam", "0.01", "--seed", "1", "--json", "--export-problem", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert abs(out["objective_gap"]) <= 1e-6 and len(out["final_x"]) == 30 and out["features"] == [15, 15]
+    data = np.load(path)
+    assert data["X"].shape == (569, 30) and list(data["parts"]) == ["0:15", "15:30"]
+    assert float(data["lam"]) == 0.01 and float(data["rho"]) == 0.001
+    assert main(["bound", "sharing", "--features", "66,57", "--rho", "1", "--lam", "0.01", "--c1", "1", "--b1", "1",
+                 "--epsilon", "1", "--delta", "1e-5", "--iterations", "20", "--delta-prime", "1e-5", "--json"]) == 0
+    bound = json.loads(capsys.readouterr().out)
+    assert len(bound["sensitivity"]) == len(bound["sigma"]) == 2
+    for key in ("epsilon_total", "delta_total", "accountant"):
+        assert key in bound
+    assert main(["run", "sharing", "--nodes", "3"]) == 2
+    assert "--nodes does not apply" in capsys.readouterr().err
