@@ -147,3 +147,41 @@ def test_cli_run_sharing_json_and_export(capsys, tmp_path):
         assert key in bound
     assert main(["run", "sharing", "--nodes", "3"]) == 2
     assert "--nodes does not apply" in capsys.readouterr().err
+
+
+def test_assumption_1_2_and_lemma4_are_decided_exactly_with_the_minimal_rho():
+    from fractions import Fraction
+
+    from admmcheck.conditions.sharing import sharing_conditions
+
+    # D_0ᵀD_0 = diag(4, 1/4), D_1ᵀD_1 = diag(1, 1): sigma values known exactly
+    n = 8
+    d0 = np.zeros((n, 2))
+    d0[0, 0], d0[1, 1] = 2.0, 0.5
+    d1 = np.zeros((n, 2))
+    d1[2, 0], d1[3, 1] = 1.0, 1.0
+    labels = np.array([1.0, -1.0] * 4)
+    problem = SharingProblem((d0, d1), labels, 0.25)
+    exact = (2 * Fraction(4) - Fraction(1, 4)) / Fraction(1, 4)  # party 0: (2 sigma_max - lambda) / sigma_min = 31
+    result = sharing_conditions(problem, "31")
+    assert result.minimal_rho.lo <= exact <= result.minimal_rho.hi and result.minimal_rho.width < Fraction(1, 10**6)
+    assert sharing_conditions(problem, exact + Fraction(1, 1000)).holds is True
+    below = sharing_conditions(problem, exact - Fraction(1, 1000))
+    assert below.holds is False and below.checks["1.2b_party_0"]["holds"] is False
+    assert below.checks["1.2b_party_1"]["holds"] is True  # party 1 needs only rho >= 2 - 1/4
+    z = result.checks["lemma4_z_coefficient"]
+    assert Fraction(z["value"]["lo"]) == Fraction(31, 2) - Fraction(1, 32) ** 2 / 31  # rho/2 - L^2/rho, L = 1/(4*8)
+
+
+def test_lemma3_fails_for_three_parties_with_the_reported_counterexample():
+    from admmcheck.conditions.sharing import sharing_conditions
+
+    data = synthetic(60, 6, seed=2)
+    for parties, holds in ((2, True), (3, False)):
+        check = sharing_conditions(split_columns(data.features, data.labels, parties, 0.1), "1").checks["lemma3"]
+        assert check["holds"] is holds
+    # the inequality itself, numerically: Delta_m = v for m = 1..3 and any e
+    rng = np.random.default_rng(0)
+    v, e = rng.normal(size=4), rng.normal(size=4)
+    left = (np.sum((e + 3 * v) ** 2) - np.sum(e**2)) - 3 * (np.sum((e + v) ** 2) - np.sum(e**2))
+    assert left == pytest.approx(6 * v @ v) and left > 3 * v @ v

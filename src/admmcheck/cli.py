@@ -42,8 +42,8 @@ from admmcheck.jobs import (
 )
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, to_json
-from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingRunConfig, evaluate_sharing_bound,
-                                    execute_sharing)
+from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
+                                    evaluate_sharing_bound, evaluate_sharing_conditions, execute_sharing)
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int
 
@@ -168,8 +168,12 @@ def _parser() -> argparse.ArgumentParser:
 
     conditions = command("conditions", "decide a convergence theorem's conditions exactly, with certificates")
     plain = ConditionsConfig(lipschitz=("1",))
-    conditions.add_argument("theorem", choices=THEOREMS, metavar="THEOREM",
-                            help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1")
+    conditions.add_argument("theorem", choices=THEOREMS + ("sharing",), metavar="THEOREM",
+                            help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1; sharing: ADMM-sharing "
+                            "Assumption 1.2 and Lemma 4")
+    plain_sharing = SharingConditionsConfig()
+    _option(conditions, "--parties", plain_sharing.parties, "sharing: parties M", type=int)
+    _option(conditions, "--lam", plain_sharing.lam, "sharing: lambda (the penalty is --rho)", type=_RATIONAL)
     _option(conditions, "--graph", plain.graph, "ring:N, path:N, star:N, complete:N or an edge-list file")
     _option(conditions, "--eta", plain.eta, "eta (madmm: eta_i(1)), one or one per node", type=_RATIONALS)
     _option(conditions, "--gamma", plain.gamma, "radmm: gamma >= 0", type=_RATIONAL)
@@ -388,7 +392,24 @@ def _command_sharing_bound(args: argparse.Namespace) -> int:
     return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
 
 
+def _command_sharing_conditions(args: argparse.Namespace) -> int:
+    report = evaluate_sharing_conditions(config_from_flags(SharingConditionsConfig, _flags(args)))
+    if args.json:
+        print(to_json(report))
+    else:
+        print(f"ADMM sharing, Assumption 1.2 / Lemma 4 at rho = {report['rho_float']:.6g} on {report['dataset']} "
+              f"({report['parties']} parties, widths {report['features']})")
+        for name, check in report["checks"].items():
+            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
+            print(f"  {verdict:<9} {name}: {check['statement']}")
+        low, high = report["minimal_rho"]["lo_float"], report["minimal_rho"]["hi_float"]
+        print(f"  smallest rho satisfying (b) and (c): in [{low:.10g}, {high:.10g}]")
+    return EXIT_OK if report["holds"] else EXIT_CHECK_FAILED  # undecided counts as not shown to hold
+
+
 def _command_conditions(args: argparse.Namespace) -> int:
+    if args.theorem == "sharing":
+        return _command_sharing_conditions(args)
     config = config_from_flags(ConditionsConfig, _flags(args))
     report = evaluate_conditions(config, show_progress=not args.json or sys.stderr.isatty())
     if args.json:

@@ -131,3 +131,35 @@ def evaluate_sharing_bound(config: SharingBoundConfig) -> SharingPrivacy:
     return sharing_bound(tuple(int(w) for w in config.features), rho=config.rho, lam=config.lam, c1=config.c1,
                          b1=config.b1, epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
                          delta_prime=config.delta_prime)
+
+
+@dataclass(frozen=True)
+class SharingConditionsConfig:
+    """``conditions sharing``: Assumption 1.2 and Lemma 4 for the dataset split into ``parties``."""
+
+    theorem: str = "sharing"
+    dataset: str = "synthetic"
+    parties: int = 3
+    rho: str = "1"
+    lam: str = "1/100"
+    seed: int = 0
+    samples: int = 250
+    dim: int = 10
+
+    FLAG_NAMES = {"theorem": "THEOREM"}
+
+    def __post_init__(self) -> None:
+        positive_int("--parties", self.parties)
+        non_negative_int("--seed", self.seed)
+
+
+def evaluate_sharing_conditions(config: SharingConditionsConfig) -> dict[str, object]:
+    """The exact checks of :mod:`admmcheck.conditions.sharing` for ``config``, as JSON-ready data."""
+    from admmcheck.conditions.certificates import to_fraction
+    from admmcheck.conditions.sharing import sharing_conditions
+
+    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
+    problem = split_columns(data.features, data.labels, config.parties, float(to_fraction(config.lam)))
+    result = sharing_conditions(problem, config.rho)
+    return result.as_dict() | {"dataset": config.dataset, "parties": problem.parties, "features": list(problem.widths),
+                               "lam": str(config.lam), "samples": problem.samples}
