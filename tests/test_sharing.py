@@ -185,3 +185,48 @@ def test_lemma3_fails_for_three_parties_with_the_reported_counterexample():
     v, e = rng.normal(size=4), rng.normal(size=4)
     left = (np.sum((e + 3 * v) ** 2) - np.sum(e**2)) - 3 * (np.sum((e + v) ** 2) - np.sum(e**2))
     assert left == pytest.approx(6 * v @ v) and left > 3 * v @ v
+
+
+# ------------------------------------------------------------------ privacy, checked
+def test_dp_sharing_has_infinite_loss_on_the_row_neighbour_with_the_distance_as_evidence():
+    from admmcheck.audit.sharing_audit import SharingMechanism, replace_one_row, sharing_privacy_loss
+
+    data = synthetic(40, 6, seed=0)
+    problem = split_columns(data.features, data.labels, 2, lam=0.1, normalise_rows=True)
+    d0, d1 = replace_one_row(problem, 0, 3)
+    assert d1.normalisation_error() is None
+    assert np.linalg.norm(d0.parts[0] - d1.parts[0], 2) == pytest.approx(1.0)  # Definition 2: ||D - D'|| <= 1
+    mechanism = SharingMechanism(rho=1.0, sigma=(0.5, 0.5), iterations=3)
+    shared = mechanism.batch_run(d0, np.random.SeedSequence(0).spawn(500)).extras["shared"]
+    loss = sharing_privacy_loss(mechanism, d0, d1, shared)
+    assert loss.changed_parties == (0,) and np.all(np.isposinf(loss.total))
+    assert loss.off_support[:, :, 0].min() > 1e3 * 1e-8  # far off col(D'_0), not rounding
+    assert np.all(loss.per_step[:, :, 1] == 0.0)  # party 1 holds the same data
+    # the released values do lie in col(D_0): against D itself the loss is 0, not inf
+    assert np.all(sharing_privacy_loss(mechanism, d0, d0, shared).total == 0.0)
+
+
+def test_where_the_supports_agree_the_loss_is_a_density_ratio():
+    """D'_0 = D_0 A spans the same columns: E_D[exp(-L)] = 1 (the identity every exact
+    log-density ratio satisfies) and the KL divergence E_D[L] is >= 0."""
+    from admmcheck.audit.sharing_audit import SharingMechanism, sharing_privacy_loss
+
+    data = synthetic(40, 6, seed=0)
+    problem = split_columns(data.features, data.labels, 2, lam=0.1, normalise_rows=True)
+    mixed = SharingProblem((problem.parts[0] @ np.array([[1, 0.3, 0], [0, 1, 0], [0.2, 0, 1]]), problem.parts[1]),
+                           problem.labels, problem.lam)
+    mechanism = SharingMechanism(rho=1.0, sigma=(0.05, 0.05), iterations=3)
+    shared = mechanism.batch_run(problem, np.random.SeedSequence(1).spawn(4000)).extras["shared"]
+    losses = sharing_privacy_loss(mechanism, problem, mixed, shared).total
+    ratio = np.exp(-losses)
+    assert np.isfinite(losses).all() and abs(ratio.mean() - 1) <= 4 * ratio.std() / np.sqrt(len(ratio))
+    assert losses.mean() >= -4 * losses.std() / np.sqrt(len(losses)) and losses.std() > 0.01
+
+
+def test_cli_audit_of_dp_sharing_reports_the_support_violation(capsys):
+    code = main(["audit", "dp-sharing", "--white-box", "--samples", "2000", "--workers", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["verdict"] == "violation" and "support" in out["event"]
+    assert out["epsilon_lower_bound"] > out["claimed_epsilon"]
+    assert out["white_box"]["infinite_fraction"] == 1.0 and out["white_box"]["verdict"] == "violation"
+    assert out["theorem"]["sigma"][0] > 0 and out["p_d0"]["count"] == 0

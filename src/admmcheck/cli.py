@@ -43,7 +43,8 @@ from admmcheck.jobs import (
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, to_json
 from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
-                                    evaluate_sharing_bound, evaluate_sharing_conditions, execute_sharing)
+                                    SharingAuditConfig, evaluate_sharing_bound, evaluate_sharing_conditions,
+                                    execute_sharing, run_sharing_audit)
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int
 
@@ -198,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
     audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets (black box)")
     plain_audit = AuditConfig(mechanism="m.py:f", neighbors="m.py:g", epsilon=1.0)
     reference = ReferenceAuditConfig()
-    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS, metavar="REFERENCE",
+    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS + ("dp-sharing",), metavar="REFERENCE",
                        help="audit our own " + ", ".join(REFERENCE_MECHANISMS) + " against its theorem's beta "
                        "on a small setting (then no --mechanism/--neighbors)")
     _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> array or mapping")
@@ -453,6 +454,8 @@ def _command_audit(args: argparse.Namespace) -> int:
     flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
     target = flags.pop("target")
     progress = not args.quiet and sys.stderr.isatty()
+    if target == "dp-sharing":
+        return _command_sharing_audit(args, flags, progress)
     white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
     if white and not white.get("white_box"):
         raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
@@ -493,6 +496,29 @@ def _command_audit(args: argparse.Namespace) -> int:
             _print_white_box(summary["white_box"])
     white_violation = summary.get("white_box", {}).get("verdict") == "violation"
     return EXIT_CHECK_FAILED if result.verdict == "violation" or white_violation else EXIT_OK
+
+
+def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
+    if "search" in flags or "plot" in flags:
+        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; dp-sharing takes --white-box")
+    summary = run_sharing_audit(config_from_flags(SharingAuditConfig, flags), progress=progress)
+    white = summary.get("white_box", {})
+    if args.json:
+        print(to_json(summary))
+    else:
+        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
+              f"{summary['confidence']} (claimed ({summary['claimed_epsilon']:.4g}, {summary['claimed_delta']:.3g}), "
+              f"Corollary 1 / basic composition for sigma = {summary['theorem']['sigma']})")
+        print(f"  event: {summary['event']}")
+        for side in ("p_d0", "p_d1"):
+            p = summary[side]
+            print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+        if white:
+            print(f"white box: {white['verdict']}: {white['infinite_fraction']:.1%} of {white['samples']} transcripts "
+                  f"have infinite loss; released values lie at relative distance >= {white['off_support_min']:.3g} "
+                  f"(median {white['off_support_median']:.3g}) from col(D'_0)")
+    violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
+    return EXIT_CHECK_FAILED if violation else EXIT_OK
 
 
 def _print_white_box(white: dict) -> None:
