@@ -230,3 +230,22 @@ def test_cli_audit_of_dp_sharing_reports_the_support_violation(capsys):
     assert out["epsilon_lower_bound"] > out["claimed_epsilon"]
     assert out["white_box"]["infinite_fraction"] == 1.0 and out["white_box"]["verdict"] == "violation"
     assert out["theorem"]["sigma"][0] > 0 and out["p_d0"]["count"] == 0
+
+
+def test_experiment_curves_and_tradeoff_behave_as_their_definitions_say():
+    from admmcheck.sharing_experiment import HeldOut, gradient_descent, privacy_tradeoff, training_curves
+
+    data = synthetic(300, 8, seed=4)
+    train = split_columns(data.features[:200], data.labels[:200], 2, lam=0.01)
+    test = HeldOut(data.features[200:], data.labels[200:])
+    optimum = sharing_optimum(train)
+    curves = training_curves(train, test, rho=0.01, epochs=40)
+    assert curves["admm_objective"][0] == pytest.approx(np.log(2))  # x = 0
+    assert np.all(np.diff(curves["gd_objective"]) <= 1e-15)  # step 1/L: monotone descent
+    assert curves["admm_objective"][-1] - optimum.objective <= 1e-4 * optimum.objective
+    x = gradient_descent(train, 3)[-1]
+    assert test.log_loss(x) == pytest.approx(np.mean(np.log1p(np.exp(-test.labels * (test.design @ x)))))
+    private = split_columns(data.features[:200], data.labels[:200], 2, lam=0.01, normalise_rows=True)
+    rows = privacy_tradeoff(private, test, 0.01, 10, [1.0], trials=3, sigmas=[1e-3, 10.0])
+    assert rows[0]["sigma"][0] > 0 and "epsilon_total_corollary1" in rows[0]
+    assert rows[2]["test_loss_min"] > rows[1]["test_loss_max"]  # sigma 10 ruins the model, 1e-3 does not

@@ -13,6 +13,7 @@ rows with ||x||_2 <= 1.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,9 +108,11 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
         p = Path(entry)
         if p.is_dir():
             found = [p / name for name in ("adult.data", "adult.test") if (p / name).is_file()]
+            if not found:  # the gzip-compressed official files, as ../shared/data/adult holds them
+                found = [p / name for name in ("adult.data.gz", "adult.test.gz") if (p / name).is_file()]
             if not found:
                 raise InvalidDataset(
-                    f"directory {p} holds neither adult.data nor adult.test; pass the CSV files"
+                    f"directory {p} holds neither adult.data nor adult.test (nor their .gz); pass the CSV files"
                 )
             files.extend(found)
         elif p.is_file():
@@ -120,7 +123,13 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
-    text = read_text_file(path, "Adult CSV file", InvalidDataset, "the official adult.data/adult.test rows")
+    if path.name.endswith(".gz"):
+        try:
+            text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError) as exc:
+            raise InvalidDataset(f"{path} is not a gzip-compressed Adult CSV file ({exc})") from None
+    else:
+        text = read_text_file(path, "Adult CSV file", InvalidDataset, "the official adult.data/adult.test rows")
     rows: list[list[str]] = []
     dropped = 0
     with io.StringIO(text, newline="") as handle:
@@ -142,7 +151,7 @@ def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
     return rows, dropped
 
 
-def load_adult(paths: Sequence[str | Path], bias: bool = True) -> Dataset:
+def load_adult(paths: Sequence[str | Path], bias: bool = True, drop_first: bool = False) -> Dataset:
     """Load UCI Adult CSV files and preprocess them as in §5 of the M-ADMM paper.
 
     Steps: (1) drop rows with a missing value ("?"); (2) one-hot encode each categorical
@@ -155,6 +164,11 @@ def load_adult(paths: Sequence[str | Path], bias: bool = True) -> Dataset:
     with ``bias=True`` (default) a constant feature is appended, giving the 105
     dimensions the paper reports (the paper does not say where its 105th column comes
     from; an intercept is our reading).
+
+    ``drop_first`` leaves out the first category of every categorical column (reference
+    coding): with the intercept the model class is the same, and the design has full column
+    rank, which the ADMM-sharing paper's Assumption 1.1 needs of every party's block.
+    Files ending in ``.gz`` are read decompressed.
     """
     rows: list[list[str]] = []
     for file in _adult_files(paths):
@@ -176,7 +190,7 @@ def load_adult(paths: Sequence[str | Path], bias: bool = True) -> Dataset:
             lookup = {c: k for k, c in enumerate(categories)}
             onehot = np.zeros((len(values), len(categories)))
             onehot[np.arange(len(values)), [lookup[v] for v in values]] = 1.0
-            columns.append(onehot)
+            columns.append(onehot[:, 1:] if drop_first else onehot)
     if bias:
         columns.append(np.ones((len(rows), 1)))
     labels_raw = [row[index["income"]].rstrip(".") for row in rows]
@@ -253,8 +267,9 @@ def make_problem(
     return problem_from_partition(partition(dataset, nodes, seed=seed, sizes=sizes), C=C, rho=rho)
 
 
-def dataset_by_name(spec: str, seed: int = 0, samples: int = 250, dim: int = 10) -> Dataset:
-    """Resolve a CLI dataset spec: ``synthetic``, ``breast-cancer`` or ``adult:PATH[,PATH]``."""
+def dataset_by_name(spec: str, seed: int = 0, samples: int = 250, dim: int = 10, drop_first: bool = False) -> Dataset:
+    """Resolve a CLI dataset spec: ``synthetic``, ``breast-cancer`` or ``adult:PATH[,PATH]``
+    (``drop_first``: Adult's one-hot groups reference-coded, see :func:`load_adult`)."""
     if spec == "synthetic":
         return synthetic(samples=samples, dim=dim, seed=seed)
     if spec == "breast-cancer":
@@ -263,7 +278,7 @@ def dataset_by_name(spec: str, seed: int = 0, samples: int = 250, dim: int = 10)
         paths = [p for p in spec[len("adult:"):].split(",") if p]
         if not paths:
             raise InvalidDataset("adult: needs a path, e.g. adult:/data/adult.data,/data/adult.test")
-        return load_adult(paths)
+        return load_adult(paths, drop_first=drop_first)
     raise InvalidDataset(
         f"unknown dataset {spec!r}; use synthetic, breast-cancer or adult:PATH"
     )

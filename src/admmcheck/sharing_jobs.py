@@ -56,7 +56,8 @@ class SharingRunConfig:
 
 def build_sharing_problem(config: SharingRunConfig) -> SharingProblem:
     """The dataset's design split into ``parties`` near-equal consecutive column blocks."""
-    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
+    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim,
+                           drop_first=True)  # Adult one-hot blocks need reference coding for full rank
     return split_columns(data.features, data.labels, config.parties, config.lam,
                          normalise_rows=config.algorithm == "dp-sharing")
 
@@ -158,7 +159,7 @@ def evaluate_sharing_conditions(config: SharingConditionsConfig) -> dict[str, ob
     from admmcheck.conditions.certificates import to_fraction
     from admmcheck.conditions.sharing import sharing_conditions
 
-    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
+    data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim, drop_first=True)
     problem = split_columns(data.features, data.labels, config.parties, float(to_fraction(config.lam)))
     result = sharing_conditions(problem, config.rho)
     return result.as_dict() | {"dataset": config.dataset, "parties": problem.parties, "features": list(problem.widths),
