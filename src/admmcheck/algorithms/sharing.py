@@ -67,7 +67,7 @@ def z_update(problem: SharingProblem, s: np.ndarray, y: np.ndarray, rho: float, 
     raise SolverError(f"the z-update (7) did not reach tol={tol:g} in {Z_NEWTON_STEPS} safeguarded Newton steps")
 
 
-class _PartySolver:
+class PartySolver:
     """(6) for one party: (ρD_mᵀD_m + λI) x = D_mᵀ(ρ(z − r) − y), or its box-constrained form."""
 
     def __init__(self, problem: SharingProblem, m: int, rho: float):
@@ -93,7 +93,7 @@ def _sharing_iterations(context: RunContext, rho: float, sigma: np.ndarray | Non
     if not isinstance(problem, SharingProblem):
         raise InvalidConfiguration("ADMM sharing runs on a SharingProblem (problems.sharing.split_columns)")
     trials, T, M = context.start.f.shape[0], context.iterations, problem.parties
-    solvers = [_PartySolver(problem, m, rho) for m in range(M)]
+    solvers = [PartySolver(problem, m, rho) for m in range(M)]
     shared = np.zeros((trials, T + 1, M, problem.samples))
     z_record = np.zeros((trials, T + 1, problem.samples))
     context.extras.update(shared=shared, z=z_record)

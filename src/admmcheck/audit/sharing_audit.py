@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from admmcheck.algorithms.sharing import _PartySolver, run_dp_sharing, z_update
+from admmcheck.algorithms.sharing import PartySolver, run_dp_sharing, z_update
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.problems.sharing import SharingProblem
 
@@ -115,7 +115,7 @@ def sharing_privacy_loss(mechanism: SharingMechanism, d0: SharingProblem, d1: Sh
     M = d0.parties
     changed = tuple(m for m in range(M) if d0.parts[m].shape != d1.parts[m].shape
                     or np.any(d0.parts[m] != d1.parts[m]))
-    solvers = {(k, m): _PartySolver(problem, m, mechanism.rho) for k, problem in enumerate((d0, d1)) for m in changed}
+    solvers = {(k, m): PartySolver(problem, m, mechanism.rho) for k, problem in enumerate((d0, d1)) for m in changed}
     projectors = {m: d1.parts[m] @ np.linalg.pinv(d1.parts[m]) for m in changed}
     per_step = np.zeros((trials, steps, M))
     off = np.zeros((trials, steps, M))
