@@ -19,6 +19,7 @@ import numpy as np
 
 from admmcheck.errors import SolverError
 from admmcheck.problems import ConsensusProblem
+from admmcheck.problems.online import OnlineProblem
 from admmcheck.problems.sharing import SharingProblem
 
 # An "optimal_inaccurate" solution is used as a reference only if its certified
@@ -129,3 +130,30 @@ def sharing_optimum(problem: SharingProblem, solver: str = "CLARABEL") -> Optimu
     return Optimum(solution=solution, objective=value, status=status, solver=solver,
                    solver_objective=float(cvx_problem.value), gradient_norm=gradient_norm,
                    suboptimality_bound=bound, distance_bound=gradient_norm / problem.lam)
+
+
+def hindsight_optimum(problem: OnlineProblem, rounds: int | None = None, solver: str = "CLARABEL") -> Optimum:
+    """inf_{v ∈ χ} Σ_{t ≤ rounds} f_t(v), the comparator of the DPSDA regrets (2), (3), (19),
+    solved with CVXPY (a least-squares or logistic program over the box or ball)."""
+    rounds = problem.rounds if rounds is None else rounds
+    a = problem.features[:rounds].reshape(-1, problem.dim)
+    b = problem.targets[:rounds].reshape(-1)
+    v = cp.Variable(problem.dim)
+    if problem.loss == "squared":
+        objective = cp.sum_squares(a @ v - b)
+    else:
+        objective = cp.sum(cp.logistic(-cp.multiply(b, a @ v)))
+    constraints = [cp.abs(v) <= problem.radius] if problem.set_kind == "box" else [cp.norm(v, 2) <= problem.radius]
+    cvx_problem = cp.Problem(cp.Minimize(objective), constraints)
+    try:
+        cvx_problem.solve(solver=solver)
+    except cp.error.SolverError as exc:
+        raise SolverError(f"CVXPY solver {solver} failed on the hindsight problem: {exc}") from exc
+    if str(cvx_problem.status) != cp.OPTIMAL or v.value is None:
+        raise SolverError(f"CVXPY solver {solver} returned status {cvx_problem.status!r} on the hindsight problem")
+    solution = problem.project(np.array(v.value, dtype=np.float64))
+    solution.setflags(write=False)
+    value = float(sum(problem.value(t, solution) for t in range(1, rounds + 1)))
+    return Optimum(solution=solution, objective=value, status=str(cvx_problem.status), solver=solver,
+                   solver_objective=float(cvx_problem.value), gradient_norm=float("nan"),
+                   suboptimality_bound=float("nan"), distance_bound=float("nan"))

@@ -1,0 +1,108 @@
+"""DPSDA-C and DPSDA-PS (issue 18): graph sequences, regret, push-sum, the paper's claims."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.graph_sequences import GraphSequence, fixed_sequence, random_sequence, validate_sequence
+from admmcheck.oracle import hindsight_optimum
+from admmcheck.privacy.dpsda import dpsda_claims
+from admmcheck.problems.online import OnlineProblem, online_linear_regression
+
+NU = math.sqrt(0.1)
+
+
+def regret(problem, run, rounds):
+    decisions = run.extras["decision"]
+    losses = sum(problem.value(t, decisions[:, t - 1]) for t in range(1, rounds + 1))
+    return losses - hindsight_optimum(problem, rounds).objective
+
+
+@pytest.fixture(scope="module")
+def olr():
+    return online_linear_regression(rounds=500, dim=21, nodes=7, seed=0)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_noiseless_average_regret_vanishes_and_stays_below_the_theorem(olr, directed):
+    graphs = random_sequence(7, 500, 1 if not directed else 4, seed=1, directed=directed,
+                             weights="metropolis", extra_edges=0.2)
+    run = (run_dpsda_ps if directed else run_dpsda_c)(olr, graphs=graphs, iterations=500, seeds=[0, 1, 2],
+                                                       gradient_noise=NU)
+    early, late = regret(olr, run, 50).mean() / 50, regret(olr, run, 500).mean() / 500
+    assert late < 0.5 * early
+    claims = dpsda_claims(olr, graphs, math.inf, NU, 500)
+    if not directed:
+        assert all(claims.preconditions.values())  # symmetric W, connected at every step
+    for rounds in (50, 200, 500):
+        assert np.all(regret(olr, run, rounds) <= claims.regret_bound(rounds))
+
+
+def test_push_sum_without_noise_reaches_the_exact_average():
+    n, d = 5, 5
+    features = np.zeros((300, 1, d))
+    features[0, 0] = np.arange(1, d + 1) / 10.0  # only f_1 has a gradient: z(2) = n E_i u_i(1)
+    problem = OnlineProblem(features, np.full((300, 1), 3.0), "squared", 100.0, "box", n)
+    ring = np.roll(np.eye(n), 1, axis=0)  # edge j -> j+1: a directed cycle
+    ring[0, 2] = 1.0  # and one chord, so the out-degrees differ and A is not doubly stochastic
+    graphs = fixed_sequence(ring, 300, directed=True)
+    assert not np.allclose(graphs.matrices[0].sum(axis=1), 1.0)
+    run = run_dpsda_ps(problem, graphs=graphs, iterations=300, seeds=[0])
+    z, w = run.dual[0], run.extras["push_sum_weights"][0]
+    average = z[1].sum(axis=0) / n  # Σ_i z_i is preserved by a column-stochastic A
+    np.testing.assert_allclose(z[-1] / w[-1][:, None], np.broadcast_to(average, (n, d)), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(w.sum(axis=1), n, atol=1e-12)
+
+
+def test_invalid_sequences_and_matrices_are_refused_by_name():
+    broken = np.eye(4) * 0.5 + 0.5 / 4
+    broken[2, 3] += 0.2
+    with pytest.raises(InvalidConfiguration, match="step t=1 is not row-stochastic: row 2 sums to 1.2"):
+        validate_sequence(GraphSequence(broken[None], False, 1))
+    column = np.full((3, 3), 1 / 3)
+    column[:, 1] = [0.5, 0.2, 0.2]
+    with pytest.raises(InvalidConfiguration, match="step t=1 is not column-stochastic: column 1 sums to 0.9"):
+        validate_sequence(GraphSequence(column[None], True, 1))
+    two_islands = np.zeros((4, 4))
+    two_islands[0, 1] = two_islands[1, 0] = two_islands[2, 3] = two_islands[3, 2] = 1.0
+    with pytest.raises(InvalidConfiguration, match=r"steps t=1..2 \(window of B=2\) is not connected"):
+        validate_sequence(GraphSequence(np.repeat(_uniform(two_islands)[None], 2, axis=0), False, 2))
+    one_way = np.zeros((3, 3))
+    one_way[1, 0] = one_way[2, 1] = 1.0  # 0 -> 1 -> 2, nothing back
+    with pytest.raises(InvalidConfiguration, match="not strongly connected"):
+        fixed_sequence(one_way, 3, directed=True)
+
+
+def _uniform(adjacency):
+    from admmcheck.graph_sequences import undirected_weights
+
+    return undirected_weights(adjacency)
+
+
+def test_generated_sequences_hold_their_window_and_runs_are_seeded(olr):
+    for directed in (False, True):
+        graphs = random_sequence(7, 40, 4, seed=3, directed=directed)
+        validate_sequence(graphs)
+        single = [run_dpsda_c, run_dpsda_ps][directed](olr, graphs=graphs, iterations=40, seeds=[5], sigma=2.0,
+                                                        gradient_noise=NU)
+        batch = [run_dpsda_c, run_dpsda_ps][directed](olr, graphs=graphs, iterations=40, seeds=[4, 5], sigma=2.0,
+                                                       gradient_noise=NU)
+        np.testing.assert_allclose(batch.extras["broadcast"][1], single.extras["broadcast"][0], rtol=1e-12, atol=1e-12)
+        assert batch.extras["broadcast"].shape == (2, 40, 7, 21)  # every message h_i(t)
+
+
+def test_lemma1_sigma_and_theorem2_total_match_a_hand_computation(olr):
+    graphs = random_sequence(7, 500, 4, seed=0)
+    claims = dpsda_claims(olr, graphs, 0.5, NU, 500)
+    L = olr.gradient_bound
+    a, b = olr.features[:, 0], olr.targets[:, 0]
+    assert L == pytest.approx(np.max(2 * (5 * np.abs(a).sum(axis=1) + np.abs(b)) * np.linalg.norm(a, axis=1)))
+    L_hat = math.sqrt(L**2 + 3 * 0.1)  # blocks of 3 coordinates
+    assert claims.sensitivity == pytest.approx(2 * 7 * L_hat * math.sqrt(3))  # Lemma 1 with Remark 5
+    assert claims.sigma == pytest.approx(claims.sensitivity / 0.5) and claims.epsilon_total == pytest.approx(250.0)
+    assert claims.preconditions["W_symmetric (Lemma 2(a) needs it)"] is False  # the paper's 1/deg weights
