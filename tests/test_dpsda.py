@@ -106,3 +106,49 @@ def test_lemma1_sigma_and_theorem2_total_match_a_hand_computation(olr):
     assert claims.sensitivity == pytest.approx(2 * 7 * L_hat * math.sqrt(3))  # Lemma 1 with Remark 5
     assert claims.sigma == pytest.approx(claims.sensitivity / 0.5) and claims.epsilon_total == pytest.approx(250.0)
     assert claims.preconditions["W_symmetric (Lemma 2(a) needs it)"] is False  # the paper's 1/deg weights
+
+
+# ------------------------------------------------------------------ privacy, checked
+def test_white_box_loss_matches_the_closed_form_of_a_two_round_transcript():
+    """T = 2, f_1 changed: only h(2) depends on it, z(2; F) − z(2; F′) = n E_i (u_i − u′_i) at y = 0,
+    with u = ∂f_1(0) = −2 b a (by hand); the loss is Σ |h − z′| − |h − z| over h(2), divided by σ."""
+    from admmcheck.audit.dpsda_audit import DpsdaMechanism, change_one_round, dpsda_privacy_loss
+
+    problem = online_linear_regression(rounds=2, dim=4, nodes=4, seed=3)
+    graphs = random_sequence(4, 2, 1, seed=3)
+    mechanism = DpsdaMechanism(graphs, sigma=0.7, iterations=2)
+    f0, f1 = change_one_round(problem, 1, problem.features[0], -problem.targets[0])
+    run = mechanism.batch_run(f0, np.random.SeedSequence(1).spawn(300))
+    per_step = dpsda_privacy_loss(mechanism, f0, f1, run.extras["broadcast"])
+    a, b = problem.features[0, 0], problem.targets[0, 0]
+    shift = 4 * np.diag(-2 * b * a - (2 * b * a))  # n E_i (u_i(F) − u_i(F′)), node i holds coordinate i
+    z = run.dual[:, 1]  # z(2) under F
+    h = run.extras["broadcast"][:, 1]
+    expected = (np.abs(h - (z - shift)) - np.abs(h - z)).sum(axis=(1, 2)) / 0.7
+    np.testing.assert_allclose(per_step.sum(axis=(1, 2)), expected, atol=1e-10)
+    assert np.all(per_step[:, 0] == 0.0)  # h(1) = η(1) does not depend on F
+    wide = DpsdaMechanism(graphs, sigma=20.0, iterations=2)  # a light-tailed ratio, so its mean is measurable
+    ratio = np.exp(-dpsda_privacy_loss(wide, f0, f1, wide.batch_run(
+        f0, np.random.SeedSequence(2).spawn(20_000)).extras["broadcast"]).sum(axis=(1, 2)))
+    assert abs(ratio.mean() - 1) <= 4 * ratio.std() / np.sqrt(len(ratio))  # E_F[p(F')/p(F)] = 1
+
+
+def test_cli_run_bound_and_audit_of_dpsda(capsys):
+    import json
+
+    from admmcheck.cli import main
+
+    assert main(["run", "dpsda-c", "--iterations", "100", "--trials", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["regret"] <= out["regret_bound"] and out["epsilon"] is None or out["epsilon"] == float("inf")
+    for key in ("regret", "regret_bound", "average_regret"):
+        assert key in out
+    assert main(["bound", "dpsda-ps", "--epsilon", "0.5", "--iterations", "50", "--json"]) == 0
+    bound = json.loads(capsys.readouterr().out)
+    assert bound["epsilon"] == 0.5 and bound["epsilon_total"] == 25.0 and "preconditions" in bound
+    code = main(["audit", "dpsda-c", "--white-box", "--samples", "4000", "--workers", "2", "--json"])
+    audit = json.loads(capsys.readouterr().out)
+    assert code == 0 and audit["verdict"] == "no-violation-found"
+    white = audit["white_box"]
+    assert audit["epsilon_lower_bound"] <= white["worst_case"] <= white["claimed_epsilon_total"]
+    assert white["nodes_contributing"] == 4  # every node's message moves: each node queries f_t0

@@ -41,6 +41,8 @@ from admmcheck.jobs import (
     execute_experiment,
 )
 from admmcheck.networks import GRAPH_KINDS
+from admmcheck.online_jobs import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
+                                   execute_dpsda, run_dpsda_audit)
 from admmcheck.output import output_file, to_json
 from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
                                     SharingAuditConfig, evaluate_sharing_bound, evaluate_sharing_conditions,
@@ -126,19 +128,24 @@ def _parser() -> argparse.ArgumentParser:
 
     run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
-    run.add_argument("algorithm", choices=ALGORITHMS + SHARING_ALGORITHMS, metavar="ALGO",
-                     help=", ".join(ALGORITHMS + SHARING_ALGORITHMS))
+    run.add_argument("algorithm", choices=ALGORITHMS + SHARING_ALGORITHMS + DPSDA_ALGORITHMS, metavar="ALGO",
+                     help=", ".join(ALGORITHMS + SHARING_ALGORITHMS + DPSDA_ALGORITHMS))
     _setting_options(run, defaults)
     sharing = SharingRunConfig()
     _option(run, "--parties", sharing.parties, "sharing: parties M (consecutive column blocks)", type=int)
     _option(run, "--lam", sharing.lam, "sharing: lambda of eq. (1) (--rho is then the ADMM penalty, default "
             f"{sharing.rho}; --iterations default {sharing.iterations})", type=_NUMBER)
-    for flag, default, text in (("--epsilon", sharing.epsilon, "dp-sharing: epsilon per iteration (Theorem 1)"),
+    for flag, default, text in (("--epsilon", sharing.epsilon, "dp-sharing: epsilon per iteration (Theorem 1); dpsda: per round (default inf)"),
                                 ("--delta", sharing.delta, "dp-sharing: delta per iteration"),
                                 ("--c1", sharing.c1, "dp-sharing: bound on R_m'' (Assumption 2.2)"),
                                 ("--b1", sharing.b1, "dp-sharing: bound on ||x||, ||y||, ||z|| (Assumption 2.1)"),
                                 ("--delta-prime", sharing.delta_prime, "dp-sharing: delta' of Corollary 1")):
         _option(run, flag, default, text, type=_NUMBER)
+    online = DpsdaRunConfig()
+    _option(run, "--trials", online.trials, "dpsda: independent runs on the same function sequence", type=int)
+    _option(run, "--window", online.window, "dpsda: connectivity window B of the graph sequence", type=int)
+    _option(run, "--weights", online.weights, "dpsda-c: uniform (the paper's 1/deg) or metropolis (symmetric W)")
+    _option(run, "--gradient-noise", online.gradient_noise, "dpsda: std of the gradient error xi (§6)", type=_NUMBER)
     _option(run, "--eta", defaults.eta, "penalty eta; madmm: eta_i(1), one or one per node", type=_NUMBERS)
     _option(run, "--theta", defaults.theta, "madmm: dual step size theta", type=_NUMBER)
     _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
@@ -148,7 +155,7 @@ def _parser() -> argparse.ArgumentParser:
 
     bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
-    bound.add_argument("mechanism", choices=BOUND_MECHANISMS + ("sharing",), metavar="MECHANISM",
+    bound.add_argument("mechanism", choices=BOUND_MECHANISMS + ("sharing",) + DPSDA_ALGORITHMS, metavar="MECHANISM",
                        help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
     _setting_options(bound, bounds)
     _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
@@ -199,7 +206,8 @@ def _parser() -> argparse.ArgumentParser:
     audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets (black box)")
     plain_audit = AuditConfig(mechanism="m.py:f", neighbors="m.py:g", epsilon=1.0)
     reference = ReferenceAuditConfig()
-    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS + ("dp-sharing",), metavar="REFERENCE",
+    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS + ("dp-sharing",) + DPSDA_ALGORITHMS,
+                       metavar="REFERENCE",
                        help="audit our own " + ", ".join(REFERENCE_MECHANISMS) + " against its theorem's beta "
                        "on a small setting (then no --mechanism/--neighbors)")
     _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> array or mapping")
@@ -325,7 +333,11 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 def _command_run(args: argparse.Namespace) -> int:
     flags = _flags(args)
-    if flags["algorithm"] in SHARING_ALGORITHMS:
+    if flags["algorithm"] in DPSDA_ALGORITHMS:
+        summary = execute_dpsda(config_from_flags(DpsdaRunConfig, flags))
+        keys = ("algorithm", "nodes", "iterations", "epsilon", "sigma", "regret", "regret_over_T", "average_regret",
+                "regret_bound", "wall_time_s")
+    elif flags["algorithm"] in SHARING_ALGORITHMS:
         summary = execute_sharing(config_from_flags(SharingRunConfig, flags), export_problem=args.export_problem)
         keys = ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual", "wall_time_s")
     else:
@@ -347,6 +359,19 @@ def _command_run(args: argparse.Namespace) -> int:
 def _command_bound(args: argparse.Namespace) -> int:
     if args.mechanism == "sharing":
         return _command_sharing_bound(args)
+    if args.mechanism in DPSDA_ALGORITHMS:
+        flags = {k: v for k, v in _flags(args).items() if k != "mechanism"}
+        config = config_from_flags(DpsdaRunConfig, flags | {"algorithm": args.mechanism})
+        summary = dpsda_bound_summary(config)
+        if args.json:
+            print(to_json(summary))
+        else:
+            print(f"{summary['theorem']}: per round epsilon = {summary['epsilon']}, sigma = {summary['sigma']:.6g} "
+                  f"(sensitivity {summary['sensitivity']:.6g}), total {summary['epsilon_total']}; regret bound "
+                  f"{summary['regret_bound']:.6g} at T = {config.iterations}")
+            for name, ok in summary["preconditions"].items():
+                print(f"  {'holds' if ok else 'FAILS':<6} {name}")
+        return EXIT_OK if not summary["failed"] else EXIT_CHECK_FAILED
     config = config_from_flags(BoundConfig, _flags(args))
     bound, setting = evaluate_bound(config)
     parameters = {"eta": describe_schedule(config.eta), "alpha": describe_schedule(config.alpha), "c1": config.c1}
@@ -456,6 +481,8 @@ def _command_audit(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if target == "dp-sharing":
         return _command_sharing_audit(args, flags, progress)
+    if target in DPSDA_ALGORITHMS:
+        return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
     white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
     if white and not white.get("white_box"):
         raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
@@ -517,6 +544,26 @@ def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool
             print(f"white box: {white['verdict']}: {white['infinite_fraction']:.1%} of {white['samples']} transcripts "
                   f"have infinite loss; released values lie at relative distance >= {white['off_support_min']:.3g} "
                   f"(median {white['off_support_median']:.3g}) from col(D'_0)")
+    violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
+    return EXIT_CHECK_FAILED if violation else EXIT_OK
+
+
+def _command_dpsda_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
+    if "search" in flags or "plot" in flags:
+        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; dpsda takes --white-box")
+    summary = run_dpsda_audit(config_from_flags(DpsdaAuditConfig, flags), progress=progress)
+    white = summary.get("white_box", {})
+    if args.json:
+        print(to_json(summary))
+    else:
+        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
+              f"{summary['confidence']} (claimed T*epsilon = {summary['claimed_epsilon']:.4g}, sigma = "
+              f"{summary['claims']['sigma']:.4g}; {summary['neighbours']})")
+        print(f"  event: {summary['event']}")
+        if white:
+            print(f"white box: {white['verdict']}: max sampled loss {white['max_loss']:.4f}, mean (KL) "
+                  f"{white['mean_loss']:.4g}, worst case {white['worst_case']:.4f} = {white['ratio']:.3f} x the claim; "
+                  f"{white['nodes_contributing']} nodes contribute")
     violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
     return EXIT_CHECK_FAILED if violation else EXIT_OK
 

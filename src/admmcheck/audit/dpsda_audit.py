@@ -1,0 +1,106 @@
+"""Privacy of DPSDA, checked: the broadcast transcript as an auditable mechanism, Definition 1's
+neighbours (one f_{t0} changed) and the exact (white-box) loss of a transcript.
+
+**What is released.** The adversary of §2.3 sees every message h_i(t) = z_i(t) + η_i(t),
+t = 1..T, of every node (``extras["broadcast"]``); the mechanism releases them flattened.
+
+**Exact loss.** With noise-free gradients (ν = 0, so that the only randomness is the Laplace
+noise) z_i(t) is a function of the earlier messages and of f_1..f_{t−1}: z_i(1) = 0,
+y_i(t) = Π^ψ(z_i(t)[/w_i(t)], α(t−1)), z_i(t+1) = n E_i ∂_i f_t(y_i(t)) + Σ_j W(t)_ij h_j(t). Given
+the transcript, both z(F) and z(F′) are recomputed, and
+
+    L(o) = Σ_t Σ_i Σ_k (|h_i^k(t) − z_i^k(t; F′)| − |h_i^k(t) − z_i^k(t; F)|) / σ.
+
+A changed f_{t0} moves every node's z(t0+1) (each node queries the same f_t) and, through the
+unreleased y_i, every later round: the loss is not confined to one node or one round.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.graph_sequences import GraphSequence
+from admmcheck.problems.online import OnlineProblem
+
+
+@dataclass(frozen=True, eq=False)
+class DpsdaMechanism:
+    """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` over ``graphs`` for
+    ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened."""
+
+    graphs: GraphSequence
+    sigma: float
+    iterations: int
+    push_sum: bool = False
+
+    @property
+    def __name__(self) -> str:
+        return "reference:dpsda-ps" if self.push_sum else "reference:dpsda-c"
+
+    def batch_run(self, problem: OnlineProblem, seeds):
+        run = run_dpsda_ps if self.push_sum else run_dpsda_c
+        return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds)
+
+    def batch(self, problem: OnlineProblem, rng: np.random.Generator, n: int) -> np.ndarray:
+        seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
+        return self.batch_run(problem, seeds).extras["broadcast"].reshape(n, -1)
+
+    def __call__(self, problem: OnlineProblem, rng: np.random.Generator) -> np.ndarray:
+        return self.batch(problem, rng, 1)[0]
+
+
+def change_one_round(problem: OnlineProblem, round_: int, features: np.ndarray, targets: np.ndarray
+                     ) -> tuple[OnlineProblem, OnlineProblem]:
+    """(F, F′) of Definition 1: f_{round} replaced by the function of ``features``/``targets``."""
+    if not 1 <= round_ <= problem.rounds:
+        raise InvalidConfiguration(f"round {round_} does not exist (1..{problem.rounds})")
+    a, b = problem.features.copy(), problem.targets.copy()
+    a[round_ - 1], b[round_ - 1] = features, targets
+    return problem, OnlineProblem(a, b, problem.loss, problem.radius, problem.set_kind, problem.nodes)
+
+
+def _centres(mechanism: DpsdaMechanism, problem: OnlineProblem, broadcast: np.ndarray) -> np.ndarray:
+    """z_i(t; F) for t = 1..T implied by the transcript (trials, T, n, d)."""
+    trials, T, n, d = broadcast.shape
+    centres = np.zeros_like(broadcast)
+    z = np.zeros((trials, n, d))
+    w = np.ones((trials, n))
+    for t in range(1, T + 1):
+        centres[:, t - 1] = z
+        if t == 1:
+            y = np.zeros_like(z)  # y_i(1) = Π^ψ(0) = 0
+        else:
+            y = problem.project(-z / (w[..., None] if mechanism.push_sum else 1.0) / np.sqrt(t - 1))
+        u = problem.gradient(t, y) * problem.block_mask
+        mixing = mechanism.graphs.at(t)
+        z = n * u + np.einsum("ij,sjd->sid", mixing, broadcast[:, t - 1])
+        if mechanism.push_sum:
+            w = w @ mixing.T
+    return centres
+
+
+def dpsda_privacy_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem,
+                       broadcast: np.ndarray) -> np.ndarray:
+    """Per-round, per-node loss (trials, T, n) of transcripts ``broadcast`` (trials, T, n, d)."""
+    if mechanism.sigma <= 0:
+        raise InvalidConfiguration("with sigma = 0 (epsilon = inf) the messages are deterministic: no density ratio")
+    broadcast = np.asarray(broadcast, dtype=np.float64)
+    c0, c1 = _centres(mechanism, f0, broadcast), _centres(mechanism, f1, broadcast)
+    return (np.abs(broadcast - c1) - np.abs(broadcast - c0)).sum(axis=-1) / mechanism.sigma
+
+
+def worst_case_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem, trials: int = 200,
+                    seed: int = 0) -> float:
+    """sup over transcripts of L: each message's term is at most ‖z(F) − z(F′)‖₁/σ, attained when
+    h lies on the far side of z(F); z(F) − z(F′) depends on earlier messages, so the supremum is
+    taken over ``trials`` random histories and the largest Σ_t ‖z(t; F) − z(t; F′)‖₁/σ reported
+    (a lower estimate of the supremum that is exact when the changed round is the last one
+    whose effect the horizon sees, e.g. t0 = T − 1)."""
+    run = mechanism.batch_run(f0, np.random.SeedSequence(seed).spawn(trials))
+    broadcast = run.extras["broadcast"]
+    gap = np.abs(_centres(mechanism, f0, broadcast) - _centres(mechanism, f1, broadcast)).sum(axis=(2, 3))
+    return float(np.max(gap.sum(axis=1)) / mechanism.sigma)
