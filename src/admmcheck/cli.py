@@ -241,6 +241,7 @@ def _parser() -> argparse.ArgumentParser:
     _option(audit, "--alpha", reference.alpha, "REFERENCE: alpha_i(t)", type=_SCHEDULE)
     _option(audit, "--neighbour-kind", reference.neighbours, "REFERENCE: label-flip or feature-move of record 0 "
             "of node 0", dest="neighbours")
+    _option(audit, "--changed-round", 1, "dpsda: the round t0 whose function the neighbour changes", type=int)
     _option(audit, "--white-box", None, "REFERENCE: also compute the exact privacy loss of --samples transcripts "
             "under D (loss law, privacy profile) against beta", action="store_true")
     _option(audit, "--search", None, "REFERENCE with --white-box: search transcripts and neighbour records for "
