@@ -511,12 +511,7 @@ def _command_audit(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(summary))
     else:
-        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
-              f"{summary['confidence']} (claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']})")
-        print(f"  event: {summary['event']}")
-        for side in ("p_d0", "p_d1"):
-            p = summary[side]
-            print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+        _print_audit_head(summary, f"claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']}")
         print(f"  {summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
         for note in summary["notes"]:
             print(f"  note: {note}")
@@ -526,47 +521,49 @@ def _command_audit(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if result.verdict == "violation" or white_violation else EXIT_OK
 
 
-def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
+def _print_audit_head(summary: dict, claim: str) -> None:
+    print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
+          f"{summary['confidence']} ({claim})")
+    print(f"  event: {summary['event']}")
+    for side in ("p_d0", "p_d1"):
+        p = summary[side]
+        print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+
+
+def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,
+                  white_text) -> int:
+    """An audit of dp-sharing or dpsda: the black-box verdict, and the white-box one if asked."""
     if "search" in flags or "plot" in flags:
-        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; dp-sharing takes --white-box")
-    summary = run_sharing_audit(config_from_flags(SharingAuditConfig, flags), progress=progress)
+        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; this audit takes --white-box")
+    summary = runner(config_from_flags(config_type, flags), progress=progress)
     white = summary.get("white_box", {})
     if args.json:
         print(to_json(summary))
     else:
-        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
-              f"{summary['confidence']} (claimed ({summary['claimed_epsilon']:.4g}, {summary['claimed_delta']:.3g}), "
-              f"Corollary 1 / basic composition for sigma = {summary['theorem']['sigma']})")
-        print(f"  event: {summary['event']}")
-        for side in ("p_d0", "p_d1"):
-            p = summary[side]
-            print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+        _print_audit_head(summary, claim_text(summary))
         if white:
-            print(f"white box: {white['verdict']}: {white['infinite_fraction']:.1%} of {white['samples']} transcripts "
-                  f"have infinite loss; released values lie at relative distance >= {white['off_support_min']:.3g} "
-                  f"(median {white['off_support_median']:.3g}) from col(D'_0)")
+            print(f"white box: {white['verdict']}: {white_text(white)}")
     violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
     return EXIT_CHECK_FAILED if violation else EXIT_OK
+
+
+def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
+    return _family_audit(
+        args, flags, progress, SharingAuditConfig, run_sharing_audit,
+        lambda s: (f"claimed ({s['claimed_epsilon']:.4g}, {s['claimed_delta']:.3g}), Corollary 1 / basic composition "
+                   f"for sigma = {s['theorem']['sigma']}"),
+        lambda w: (f"{w['infinite_fraction']:.1%} of {w['samples']} transcripts have infinite loss; released values lie "
+                   f"at relative distance >= {w['off_support_min']:.3g} (median {w['off_support_median']:.3g}) "
+                   "from col(D'_0)"))
 
 
 def _command_dpsda_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
-    if "search" in flags or "plot" in flags:
-        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; dpsda takes --white-box")
-    summary = run_dpsda_audit(config_from_flags(DpsdaAuditConfig, flags), progress=progress)
-    white = summary.get("white_box", {})
-    if args.json:
-        print(to_json(summary))
-    else:
-        print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
-              f"{summary['confidence']} (claimed T*epsilon = {summary['claimed_epsilon']:.4g}, sigma = "
-              f"{summary['claims']['sigma']:.4g}; {summary['neighbours']})")
-        print(f"  event: {summary['event']}")
-        if white:
-            print(f"white box: {white['verdict']}: max sampled loss {white['max_loss']:.4f}, mean (KL) "
-                  f"{white['mean_loss']:.4g}, worst case {white['worst_case']:.4f} = {white['ratio']:.3f} x the claim; "
-                  f"{white['nodes_contributing']} nodes contribute")
-    violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
-    return EXIT_CHECK_FAILED if violation else EXIT_OK
+    return _family_audit(
+        args, flags, progress, DpsdaAuditConfig, run_dpsda_audit,
+        lambda s: (f"claimed T*epsilon = {s['claimed_epsilon']:.4g}, sigma = {s['claims']['sigma']:.4g}; "
+                   f"{s['neighbours']}"),
+        lambda w: (f"max sampled loss {w['max_loss']:.4f}, mean (KL) {w['mean_loss']:.4g}, worst case "
+                   f"{w['worst_case']:.4f} = {w['ratio']:.3f} x the claim; {w['nodes_contributing']} nodes contribute"))
 
 
 def _print_white_box(white: dict) -> None:
