@@ -15,6 +15,9 @@ apply to the chosen algorithm, theorem or dataset is refused instead of ignored.
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
 import sys
 import traceback
 import warnings
@@ -26,7 +29,6 @@ from admmcheck.audit.job import (AttackConfig, AuditConfig, ReferenceAuditConfig
 from admmcheck.audit.reference import REFERENCE_MECHANISMS
 from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
 from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
-from admmcheck.convergence import default_problems, paper_schedule_finding, verify_case
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
@@ -43,7 +45,8 @@ from admmcheck.jobs import (
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.online_jobs import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
                                    execute_dpsda, run_dpsda_audit)
-from admmcheck.output import output_file, to_json
+from admmcheck.output import output_file, output_folder, to_json
+from admmcheck.report import PROFILES, collect, render
 from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
                                     SharingAuditConfig, evaluate_sharing_bound, evaluate_sharing_conditions,
                                     execute_sharing, run_sharing_audit)
@@ -122,9 +125,18 @@ def _parser() -> argparse.ArgumentParser:
         return commands.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    verify = command("verify", "run the convergence checks on the built-in problems")
-    verify.add_argument("--iterations", type=_POSITIVE_INT, default=200, help="iterations per convergence run (default: 200)")
-    verify.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    verify = command("verify", "verify every algorithm's claims and write the report (JSON, HTML, figures)")
+    verify.add_argument("--out", default="reports/verify", help="report folder (default: reports/verify)")
+    verify.add_argument("--profile", choices=tuple(PROFILES), default="quick",
+                        help="quick (default, minutes), full (larger samples) or smoke (toy sizes)")
+    verify.add_argument("--seed", type=int, default=0, help="seed of every random draw (default: 0)")
+    verify.add_argument("--iterations", type=_POSITIVE_INT, default=None,
+                        help="iterations per convergence run (default: the profile's, 200 for quick)")
+    verify.add_argument("--json", action="store_true", help="print report.json instead of the verdict table")
+
+    report = command("report", "re-render report.html and the figures from a saved report.json")
+    report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
+    report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
 
     run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
@@ -305,31 +317,42 @@ def _flags(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _command_verify(args: argparse.Namespace) -> int:
-    results, findings = [], []
-    for case in default_problems():
-        results.extend(verify_case(case, iterations=args.iterations))
-        findings.append(paper_schedule_finding(case, short=args.iterations, long=5 * args.iterations))
-    failed = sum(not r.passed for r in results)
+    profile = PROFILES[args.profile]
+    if args.iterations is not None:
+        profile = replace(profile, iterations=args.iterations)
+    if args.seed < 0:
+        raise InvalidConfiguration(f"--seed {args.seed} must be >= 0")
+    output_folder(args.out, "--out")  # fail before the work, not after it
+    say = (lambda message: print(f"admmcheck verify: {message} ...", file=sys.stderr)) if sys.stderr.isatty() else None
+    report = collect(profile, seed=args.seed, progress=say, command_line="admmcheck " + " ".join(sys.argv[1:]))
+    paths = render(report, args.out)
     if args.json:
-        print(to_json({
-            "checks": [r.as_dict() for r in results],
-            "findings": [vars(f) | {"stalls": f.stalls} for f in findings],
-            "passed": len(results) - failed,
-            "failed": failed,
-        }, indent=2))
+        print(to_json(report.to_dict() | {"files": {k: str(v) for k, v in paths.items()}}))
     else:
-        print(f"{'problem':<20} {'check':<24} {'measured':>11} {'threshold':>9}  verdict")
-        for r in results:
-            print(f"{r.problem:<20} {r.check:<24} {r.measured:>11.3e} {r.threshold:>9.0e}  {r.verdict}")
-        print("\nFinding: M-ADMM with the paper's own §5.1 schedule (eta_i(1) q_i^(t-1), q up to 1.2)")
-        for f in findings:
-            state = "stalls" if f.stalls else "does not stall"
-            print(
-                f"  {f.problem:<20} gap {f.gap_short:.3e} at T={f.short}, {f.gap_long:.3e} at T={f.long} "
-                f"(max eta {f.max_penalty_long:.1e}): {state}"
-            )
-        print(f"\n{len(results) - failed} passed, {failed} failed")
-    return EXIT_CHECK_FAILED if failed else EXIT_OK
+        print(f"{'algorithm':<11} {'verdict':<15} {'check':<58} key figure")
+        for v in report.verdicts:
+            print(f"{v.algorithm:<11} {v.verdict:<15} {v.check[:58]:<58} {v.figure}")
+        for finding in report.findings:
+            print(f"\nFinding ({finding['algorithm']}): {finding['title']}\n  {finding['evidence']}")
+        counts = report.counts()
+        print("\n" + ", ".join(f"{n} {name}" for name, n in counts.items() if n))
+        print(f"report: {paths['html']} (and {paths['json']}, figures beside them)")
+    counts = report.counts()
+    return EXIT_CHECK_FAILED if counts["fail"] or counts["violation"] else EXIT_OK
+
+
+def _command_report(args: argparse.Namespace) -> int:
+    from admmcheck.inputs import read_text_file
+    from admmcheck.report.model import Report
+
+    text = read_text_file(args.file, "report file", InvalidConfiguration, "the JSON that admmcheck verify wrote")
+    try:
+        report = Report.from_dict(json.loads(text))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidConfiguration(f"{args.file} is not a report.json written by admmcheck verify ({exc})") from None
+    paths = render(report, args.out or Path(args.file).parent)
+    print(f"report: {paths['html']}")
+    return EXIT_OK
 
 
 def _command_run(args: argparse.Namespace) -> int:
@@ -599,7 +622,7 @@ def _command_attack(args: argparse.Namespace) -> int:
 COMMANDS = {
     "verify": _command_verify, "run": _command_run, "bound": _command_bound,
     "conditions": _command_conditions, "experiment": _command_experiment, "audit": _command_audit,
-    "attack": _command_attack,
+    "attack": _command_attack, "report": _command_report,
 }
 
 

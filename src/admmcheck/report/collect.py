@@ -1,0 +1,290 @@
+"""Run the whole verification and collect it into a :class:`~admmcheck.report.model.Report`.
+
+Every check calls the same function its ``admmcheck`` command calls, with the same
+configuration, and records that command, so each verdict can be reproduced alone.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Callable
+
+from admmcheck.convergence import (
+    GAP_TOLERANCE,
+    PAPER_ETA1,
+    SLOW_GROWTH,
+    default_problems,
+    paper_schedule_finding,
+    verify_case,
+)
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.report.model import Report, Verdict
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How much work each check does: ``quick`` (minutes on 2 cores, the default), ``full`` (larger
+    samples and horizons), ``smoke`` (every check at toy sample sizes: a first look, and the tests)."""
+
+    name: str
+    iterations: int
+    audit_samples: int
+    white_samples: int
+    attack_trials: int
+    dpsda_rounds: int
+    workers: int | None = None
+
+
+PROFILES = {
+    "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=20,
+                     dpsda_rounds=100),
+    "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
+                     dpsda_rounds=500),
+    "full": Profile("full", iterations=1000, audit_samples=200_000, white_samples=20_000, attack_trials=200,
+                    dpsda_rounds=500),
+}
+
+CONVERGENCE_COMMANDS = {
+    "admm converges": ("admm", "admmcheck run admm --dataset {ds} --eta 0.5 --iterations {T} --json"),
+    "madmm converges": ("madmm", "admmcheck run madmm --dataset {ds} --theta 0.5 --eta {eta} --growth {growth} "
+                                 "--iterations {T} --json"),
+    "radmm converges": ("radmm", "admmcheck run radmm --dataset {ds} --eta 0.5 --gamma 0.5 --iterations {T} --json"),
+    "edge = simplified": ("admm-edge", "admmcheck run admm-edge --dataset {ds} --eta 0.5 --iterations 50 --json "
+                                       "(final_mean equal to admmcheck run admm ... --iterations 50)"),
+    "madmm(eta=theta) = admm": ("madmm", "admmcheck run madmm --dataset {ds} --eta 0.5 --theta 0.5 --iterations 50 "
+                                         "--json (final_mean equal to admmcheck run admm ... --iterations 50)"),
+}
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for package in ("admmcheck", "numpy", "scipy", "cvxpy", "clarabel", "scikit-learn", "dp-accounting", "jinja2",
+                    "matplotlib"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out
+
+
+def _timed(report: Report, make: Callable[[], Verdict]) -> Verdict:
+    started = time.perf_counter()
+    verdict = make()
+    report.add(verdict, time.perf_counter() - started)
+    return verdict
+
+
+def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[[str], None] | None = None,
+            command_line: str = "") -> Report:
+    """Run every check of the profile (see the module docstring)."""
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise InvalidConfiguration(f"unknown profile {profile!r}; choose {' or '.join(PROFILES)}")
+        profile = PROFILES[profile]
+    say = progress or (lambda message: None)
+    report = Report(profile.name, seed)
+    report.reproducibility = {"versions": _versions(), "seed": seed, "profile": vars(profile),
+                              "command_line": command_line}
+    say("convergence against CVXPY")
+    _convergence(report, profile)
+    say("privacy of the reference mechanisms (bounds, white box, black box)")
+    _reference_privacy(report, profile, seed)
+    say("exact convergence conditions")
+    _conditions(report)
+    say("ADMM sharing")
+    _sharing(report, profile, seed)
+    say("DPSDA")
+    _dpsda(report, profile, seed)
+    say("KKT attack")
+    _attack(report, profile, seed)
+    return report
+
+
+def _convergence(report: Report, profile: Profile) -> None:
+    T = profile.iterations
+    curves = {}
+    for case in default_problems():
+        dataset = "synthetic" if case.name.startswith("synthetic") else "breast-cancer"
+        started = time.perf_counter()
+        results = verify_case(case, iterations=T)
+        seconds = (time.perf_counter() - started) / len(results)
+        for result in results:
+            algorithm, template = CONVERGENCE_COMMANDS[result.check]
+            command = template.format(ds=dataset, T=T, eta=",".join(map(str, PAPER_ETA1)),
+                                      growth=",".join(f"{q:g}" for q in SLOW_GROWTH))
+            report.add(Verdict(algorithm, f"{result.check} ({case.name})", "pass" if result.passed else "fail",
+                               f"{result.measured:.3e} (threshold {result.threshold:.0e})", command,
+                               float(result.measured), {"claim": result.claim}), seconds)
+            curves.setdefault(case.name, {})[result.check] = result.measured
+        finding = paper_schedule_finding(case, short=T, long=5 * T)
+        if finding.stalls:
+            report.findings.append({
+                "algorithm": "madmm", "title": f"M-ADMM with the paper's own §5.1 schedule stalls ({case.name})",
+                "evidence": f"gap {finding.gap_short:.3e} at T={finding.short} and {finding.gap_long:.3e} at "
+                            f"T={finding.long}; max eta {finding.max_penalty_long:.1e}",
+                "command": "admmcheck verify"})
+    report.figures["convergence"] = {"kind": "bars", "title": "final relative gap / iterate difference",
+                                     "threshold": GAP_TOLERANCE, "series": curves}
+
+
+def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
+    from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
+    from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
+
+    bars = {}
+    for name in ("pp", "dvp", "radmm"):
+        config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.audit_samples, seed=seed,
+                                      workers=profile.workers)
+        claim, bound, _, _ = reference_claim(config)
+        report.add(Verdict(name, "theorem preconditions (Thm 4.1 / IV.1)", "pass" if all(bound["preconditions"].values())
+                           else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {name if name != 'dvp' else 'pp'} "
+                           f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 --json",
+                           claim.epsilon, {"preconditions": bound["preconditions"]}), 0.0)
+        white_config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.white_samples, seed=seed,
+                                            workers=profile.workers)
+        white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
+                                                       WhiteBoxConfig))
+        black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit))
+        bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
+                      "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
+    report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy loss: claim, white box, black box",
+                                 "series": bars}
+
+
+def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Verdict:
+    white = run_white_box(config, white_type(profile.white_samples, search=True))
+    verdict = "violation" if white["verdict"] == "violation" else "pass"
+    return Verdict(name, "white-box loss <= beta (sampled and searched)", verdict,
+                   f"worst {white['worst_case']['value']:.4f} / beta {white['claimed_beta']:.4f} = {white['ratio']:.3f}",
+                   f"admmcheck audit {name} --white-box --search --samples {profile.white_samples} --seed {seed} --json",
+                   float(white["ratio"]), {"max_loss": white["max_loss"], "mean_loss": white["mean_loss"],
+                                           "worst_case": white["worst_case"]["value"],
+                                           "where": white["worst_case"]["where"], "findings": white["findings"]})
+
+
+def _black_verdict(name, config, seed, run_reference_audit) -> Verdict:
+    result, _ = run_reference_audit(config)
+    verdict = "violation" if result.verdict == "violation" else "pass"
+    return Verdict(name, "black-box audit against beta", verdict,
+                   f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",
+                   f"admmcheck audit {name} --samples {config.audit_samples} --seed {seed} --json",
+                   float(result.epsilon_lower_bound), {"event": result.event})
+
+
+def _conditions(report: Report) -> None:
+    from admmcheck.conditions.job import ConditionsConfig, evaluate_conditions
+
+    for theorem in ("madmm", "radmm"):
+        def make(theorem=theorem) -> Verdict:
+            result = evaluate_conditions(ConditionsConfig(theorem=theorem, dataset="synthetic"))
+            failed = [c["name"] for c in result["conditions"] if c["holds"] is not True]
+            verdict = {"pass": "pass", "fail": "fail"}.get(result["status"], "inconclusive")
+            return Verdict(theorem, "exact convergence conditions (certified)", verdict,
+                           "all hold" if not failed else f"not shown to hold: {', '.join(failed[:3])}"
+                           + (" ..." if len(failed) > 3 else ""),
+                           f"admmcheck conditions {theorem} --graph ring:5 --dataset synthetic --json", None,
+                           {"failed": failed})
+        _timed(report, make)
+
+
+def _sharing(report: Report, profile: Profile, seed: int) -> None:
+    from admmcheck.sharing_jobs import (SharingAuditConfig, SharingConditionsConfig, SharingRunConfig,
+                                        evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
+
+    def run() -> Verdict:
+        out = execute_sharing(SharingRunConfig(dataset="breast-cancer", parties=2, seed=seed))
+        gap = abs(out["objective_gap"])
+        return Verdict("sharing", "convergence vs CVXPY (breast-cancer, 2 parties)",
+                       "pass" if gap <= GAP_TOLERANCE else "fail", f"{gap:.3e} (threshold 1e-06)",
+                       f"admmcheck run sharing --dataset breast-cancer --parties 2 --seed {seed} --json", gap)
+
+    def conditions() -> Verdict:
+        out = evaluate_sharing_conditions(SharingConditionsConfig(dataset="breast-cancer", parties=2, rho="1/1000"))
+        low = out["minimal_rho"]["lo_float"]
+        return Verdict("sharing", "Assumption 1.2 / Lemma 4 at the rho used (1/1000)",
+                       {True: "pass", False: "fail", None: "inconclusive"}[out["holds"]],
+                       f"smallest admissible rho >= {low:.6g}",
+                       "admmcheck conditions sharing --dataset breast-cancer --parties 2 --rho 1/1000 --json", low)
+
+    def audit() -> Verdict:
+        out = run_sharing_audit(SharingAuditConfig(audit_samples=min(profile.audit_samples, 5000), seed=seed,
+                                                   white_box=True, workers=profile.workers))
+        violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
+        if violated:
+            report.findings.append({
+                "algorithm": "dp-sharing", "title": "DP ADMM sharing is not differentially private (Theorem 1)",
+                "evidence": f"event '{out['event']}': {out['p_d0']['count']}/{out['p_d0']['n']} under D, "
+                            f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'; "
+                            f"{out['white_box']['infinite_fraction']:.0%} of transcripts have infinite loss",
+                "command": f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
+                           f"--seed {seed} --json"})
+        return Verdict("dp-sharing", "audit against Corollary 1 (black and white box)",
+                       "violation" if violated else "pass",
+                       f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
+                       f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
+                       f"--seed {seed} --json", float(out["epsilon_lower_bound"]))
+
+    for make in (run, conditions, audit):
+        _timed(report, make)
+
+
+def _dpsda(report: Report, profile: Profile, seed: int) -> None:
+    from admmcheck.online_jobs import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary, execute_dpsda,
+                                       run_dpsda_audit)
+
+    regrets = {}
+    for algorithm in ("dpsda-c", "dpsda-ps"):
+        def regret(algorithm=algorithm) -> Verdict:
+            out = execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3,
+                                               seed=seed))
+            regrets[algorithm] = {"regret": out["regret"], "bound": out["regret_bound"]}
+            return Verdict(algorithm, f"regret <= Theorem {'3' if algorithm == 'dpsda-c' else '5'} bound (eps = inf)",
+                           "pass" if out["regret_within_bound"] else "fail",
+                           f"regret {out['regret']:.1f} vs bound {out['regret_bound']:.3g}",
+                           f"admmcheck run {algorithm} --iterations {profile.dpsda_rounds} --trials 3 --seed {seed} "
+                           "--json", out["regret"])
+
+        def preconditions(algorithm=algorithm) -> Verdict:
+            out = dpsda_bound_summary(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, epsilon=1.0,
+                                                     seed=seed))
+            return Verdict(algorithm, "preconditions the proofs use", "fail" if out["failed"] else "pass",
+                           "failing: " + ", ".join(out["failed"]) if out["failed"] else "all hold",
+                           f"admmcheck bound {algorithm} --epsilon 1 --iterations {profile.dpsda_rounds} --seed {seed} "
+                           "--json", None, {"preconditions": out["preconditions"]})
+        _timed(report, regret)
+        _timed(report, preconditions)
+
+    def audit() -> Verdict:
+        out = run_dpsda_audit(DpsdaAuditConfig(audit_samples=profile.audit_samples, seed=seed, white_box=True,
+                                               workers=profile.workers))
+        white = out["white_box"]
+        violated = out["verdict"] == "violation" or white["verdict"] == "violation"
+        return Verdict("dpsda-c", "audit of the full transcript against T*epsilon (n=4, T=2)",
+                       "violation" if violated else "pass",
+                       f"epsilon >= {out['epsilon_lower_bound']:.4f}; exact worst {white['worst_case']:.4f} "
+                       f"vs claim {white['claimed_epsilon_total']:g}",
+                       f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} --seed {seed} --json",
+                       float(white["worst_case"]))
+    _timed(report, audit)
+    report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets}
+
+
+def _attack(report: Report, profile: Profile, seed: int) -> None:
+    from admmcheck.audit.job import AttackConfig, run_attack
+
+    def make() -> Verdict:
+        public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
+        private = run_attack(AttackConfig(public_eta=False, trials=profile.attack_trials, seed=seed))
+        report.figures["kkt_attack"] = {"kind": "curves", "title": "KKT attack: |cos| against t",
+                                        "series": {"public eta": public["cosine"], "private eta": private["cosine"]}}
+        works = public["final_cosine"] >= 0.9 and private["final_cosine"] < public["final_cosine"]
+        return Verdict("pp", "App. E attack: public eta leaks the record, private eta less",
+                       "pass" if works else "fail",
+                       f"|cos| {public['final_cosine']:.3f} (public) vs {private['final_cosine']:.3f} (private)",
+                       f"admmcheck attack kkt --public-eta --trials {profile.attack_trials} --seed {seed} --json and "
+                       f"--private-eta", public["final_cosine"])
+    _timed(report, make)

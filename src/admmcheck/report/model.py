@@ -1,0 +1,67 @@
+"""The verification report as data: verdict rows, figure data, findings, reproducibility.
+
+A :class:`Verdict` says what was checked on which algorithm, the outcome — ``pass``, ``fail``,
+``violation`` (a privacy claim refuted with evidence), ``not-applicable`` or ``inconclusive`` —
+the key figure, and the exact ``admmcheck`` command that reproduces it alone. Fields whose
+name ends in ``_s`` are timings; everything else is a function of the seed and the
+configuration, so that the same seed gives the same ``report.json`` byte for byte apart from
+them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row of the verdict table."""
+
+    algorithm: str
+    check: str
+    verdict: str
+    figure: str
+    command: str
+    value: float | None = None
+    details: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict {self.verdict!r} is not one of {VERDICTS}")
+
+
+@dataclass
+class Report:
+    """Everything ``report.json`` holds; ``figures`` maps a figure name to its data series."""
+
+    profile: str
+    seed: int
+    verdicts: list[Verdict] = field(default_factory=list)
+    figures: dict[str, dict[str, object]] = field(default_factory=dict)
+    findings: list[dict[str, str]] = field(default_factory=list)
+    reproducibility: dict[str, object] = field(default_factory=dict)
+    timings_s: dict[str, float] = field(default_factory=dict)
+
+    def add(self, verdict: Verdict, seconds: float) -> None:
+        self.verdicts.append(verdict)
+        self.timings_s[f"{verdict.algorithm}: {verdict.check}"] = seconds
+
+    @property
+    def algorithms(self) -> list[str]:
+        return list(dict.fromkeys(v.algorithm for v in self.verdicts))
+
+    def counts(self) -> dict[str, int]:
+        return {name: sum(v.verdict == name for v in self.verdicts) for name in VERDICTS}
+
+    def to_dict(self) -> dict[str, object]:
+        return {"profile": self.profile, "seed": self.seed, "counts": self.counts(),
+                "verdicts": [asdict(v) for v in self.verdicts], "figures": self.figures, "findings": self.findings,
+                "reproducibility": self.reproducibility, "timings_s": self.timings_s}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Report":
+        report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], data["figures"],
+                     data["findings"], data["reproducibility"], data.get("timings_s", {}))
+        return report

@@ -1,0 +1,122 @@
+"""Render a :class:`~admmcheck.report.model.Report`: ``report.json``, the figures (PNG and SVG) and
+a self-contained ``report.html`` (inline CSS, figures embedded) from a jinja2 template.
+
+Every file is written atomically (a temporary file renamed over the old one), so an interrupted
+run leaves the previous report readable.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import jinja2
+
+from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.report.model import Report
+
+TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>admmcheck verification report</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1150px; color: #222; }
+h1 { margin-bottom: 0.2em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; width: 100%; font-size: 0.92em; }
+th, td { border: 1px solid #ddd; padding: 0.35em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+.pass { background: #e3f4e1; } .fail { background: #fbe3c8; } .violation { background: #f8d0d0; font-weight: bold; }
+.not-applicable { background: #eee; } .inconclusive { background: #fff6c8; }
+code { font-size: 0.85em; word-break: break-all; }
+.summary span { display: inline-block; margin-right: 1.2em; padding: 0.2em 0.6em; border-radius: 4px; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+.finding { border-left: 4px solid #c44e52; padding: 0.3em 0.8em; margin: 0.8em 0; background: #fdf3f3; }
+</style></head><body>
+<h1>admmcheck verification report</h1>
+<p>Profile <b>{{ report.profile }}</b>, seed <b>{{ report.seed }}</b>. Each verdict names the command that reproduces it.</p>
+<p class="summary">{% for name, n in report.counts().items() %}<span class="{{ name }}">{{ name }}: {{ n }}</span>{% endfor %}</p>
+<h2 id="verdicts">Verdicts</h2>
+<table><tr><th>algorithm</th><th>check</th><th>verdict</th><th>key figure</th><th>reproduce with</th></tr>
+{% for v in report.verdicts %}<tr class="{{ v.verdict }}"><td>{{ v.algorithm }}</td><td>{{ v.check }}</td>
+<td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>
+{% endfor %}</table>
+{% if report.findings %}<h2 id="findings">Findings</h2>
+{% for f in report.findings %}<div class="finding"><b>{{ f.algorithm }}: {{ f.title }}</b><br>{{ f.evidence }}<br>
+<code>{{ f.command }}</code></div>{% endfor %}{% endif %}
+<h2 id="figures">Figures</h2>
+{% for name, image in images.items() %}<figure id="figure-{{ name }}"><img alt="{{ name }}" src="data:image/png;base64,{{ image }}">
+<figcaption>{{ report.figures[name].title }}</figcaption></figure>{% endfor %}
+{% for algorithm in report.algorithms %}<h2 id="algorithm-{{ algorithm }}" class="algorithm">{{ algorithm }}</h2>
+<table><tr><th>check</th><th>verdict</th><th>key figure</th><th>reproduce with</th></tr>
+{% for v in report.verdicts if v.algorithm == algorithm %}<tr class="{{ v.verdict }}"><td>{{ v.check }}</td>
+<td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>{% endfor %}</table>
+{% endfor %}
+<h2 id="reproducibility">Reproducibility</h2>
+<table>{% for key, value in report.reproducibility.items() %}<tr><th>{{ key }}</th><td><code>{{ value }}</code></td></tr>
+{% endfor %}<tr><th>wall time (s)</th><td>{{ "%.1f"|format(total_seconds) }}</td></tr></table>
+</body></html>
+"""
+
+
+def _figure(name: str, spec: dict):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axis = plt.subplots(figsize=(9, 3.6))
+    if spec["kind"] == "bars":
+        labels, values = [], []
+        for problem, checks in spec["series"].items():
+            for check, value in checks.items():
+                labels.append(f"{check}\n{problem.split()[0]}")
+                values.append(max(abs(value), 1e-17))
+        axis.bar(range(len(values)), values, color="#4c72b0")
+        axis.axhline(spec["threshold"], color="#c44e52", ls="--", label=f"threshold {spec['threshold']:g}")
+        axis.set_yscale("log")
+        axis.set_xticks(range(len(labels)), labels, fontsize=6, rotation=30, ha="right")
+        axis.legend(fontsize=8)
+    elif spec["kind"] == "privacy-bars":
+        names = list(spec["series"])
+        keys = ["claimed_beta", "white_box_worst", "white_box_max_sampled", "black_box_lower_bound"]
+        for k, key in enumerate(keys):
+            axis.bar([i + 0.2 * k for i in range(len(names))], [spec["series"][n][key] for n in names], width=0.2,
+                     label=key.replace("_", " "))
+        axis.set_xticks([i + 0.3 for i in range(len(names))], names)
+        axis.set_ylabel("privacy loss")
+        axis.legend(fontsize=8)
+    elif spec["kind"] == "curves":
+        for label, values in spec["series"].items():
+            axis.plot(range(1, len(values) + 1), values, label=label)
+        axis.set_xlabel("t")
+        axis.legend(fontsize=8)
+    else:
+        plt.close(figure)
+        return None
+    axis.set_title(spec["title"])
+    figure.tight_layout()
+    return figure
+
+
+def render(report: Report, out: str | Path) -> dict[str, Path]:
+    """Write report.json, the figures and report.html into ``out``; returns the paths."""
+    folder = output_folder(out, "--out")
+    paths = {"json": write_text_atomic(folder / "report.json", to_json(report.to_dict(), indent=2) + "\n")}
+    images = {}
+    for name, spec in report.figures.items():
+        figure = _figure(name, spec)
+        if figure is None:
+            continue
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        images[name] = base64.b64encode(buffer.getvalue()).decode("ascii")
+        paths[f"{name}.png"] = write_atomic(folder / f"{name}.png", lambda stream, data=buffer.getvalue(): stream.write(data))
+        paths[f"{name}.svg"] = write_atomic(folder / f"{name}.svg",
+                                            lambda stream, figure=figure: figure.savefig(stream, format="svg"))
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    html = environment.from_string(TEMPLATE).render(report=report, images=images,
+                                                    total_seconds=sum(report.timings_s.values()))
+    paths["html"] = write_text_atomic(folder / "report.html", html)
+    return paths
