@@ -140,10 +140,13 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.audit_samples, seed=seed,
                                       workers=profile.workers)
         claim, bound, _, _ = reference_claim(config)
+        step = f"--eta {config.theta} --theta {config.theta}" if name == "dvp" else (
+            f"--eta {config.eta} --theta {config.theta}" if name == "pp" else f"--eta {config.eta}")
         report.add(Verdict(name, "theorem preconditions (Thm 4.1 / IV.1)", "pass" if all(bound["preconditions"].values())
                            else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {name if name != 'dvp' else 'pp'} "
-                           f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 --json",
-                           claim.epsilon, {"preconditions": bound["preconditions"]}), 0.0)
+                           f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
+                           f"{config.alpha} --seed {seed} --json", claim.epsilon,
+                           {"preconditions": bound["preconditions"]}), 0.0)
         white_config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.white_samples, seed=seed,
                                             workers=profile.workers)
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
