@@ -1,4 +1,4 @@
-"""Public Hypothesis strategies for networks and consensus problems.
+"""Public Hypothesis strategies: networks, consensus problems, penalty schedules, neighbour pairs.
 
 Use them in your own property tests::
 
@@ -60,3 +60,31 @@ def consensus_problems(
     C = draw(st.floats(0.1, float(min(sizes)), allow_nan=False))
     rho = draw(st.floats(0.05, 5.0, allow_nan=False))
     return ConsensusProblem(tuple(features), tuple(labels), C=C, rho=rho)
+
+
+@st.composite
+def networks_and_problems(draw: st.DrawFn, min_nodes: int = 2, max_nodes: int = 6, max_dim: int = 4,
+                          max_samples: int = 15) -> tuple[Network, ConsensusProblem]:
+    """A connected network and a consensus problem with one partition per node."""
+    network = draw(connected_networks(min_nodes=min_nodes, max_nodes=max_nodes))
+    return network, draw(consensus_problems(network.nodes, max_dim=max_dim, max_samples=max_samples))
+
+
+@st.composite
+def nondecreasing_schedules(draw: st.DrawFn, iterations: int, nodes: int, low: float = 0.1,
+                            high: float = 5.0) -> np.ndarray:
+    """(T, N) tables eta_i(t) that never decrease in t (the shape Theorem 3.1 asks of M-ADMM's penalties)."""
+    start = np.array(draw(st.lists(st.floats(low, high), min_size=nodes, max_size=nodes)))
+    growth = np.array(draw(st.lists(st.floats(1.0, 1.2), min_size=nodes, max_size=nodes)))
+    return start[None, :] * growth[None, :] ** np.arange(iterations)[:, None]
+
+
+@st.composite
+def neighbour_pairs(draw: st.DrawFn, problem: ConsensusProblem) -> tuple[ConsensusProblem, ConsensusProblem]:
+    """(D, D′) differing in one record of one node: a label flip or the features moved to −x
+    (the replace-one neighbours of both papers, :func:`admmcheck.audit.reference.replace_one_record`)."""
+    from admmcheck.audit.reference import replace_one_record
+
+    node = draw(st.integers(0, problem.nodes - 1))
+    index = draw(st.integers(0, problem.sizes[node] - 1))
+    return replace_one_record(problem, node, index, draw(st.sampled_from(["label-flip", "feature-move"])))

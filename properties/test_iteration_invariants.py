@@ -1,0 +1,62 @@
+"""Claims about the iterations and the bounds, on generated graphs, datasets and schedules:
+
+* convergence to the CVXPY optimum (ADMM, M-ADMM with a non-decreasing schedule, R-ADMM);
+* Σ_i λ_i(t) = 0 under zero initialisation, i.e. the dual stays in the range of D − A (the
+  proofs' λ(t) ∈ range(L)), for ADMM, M-ADMM, PP and private R-ADMM;
+* the privacy bounds (26) and (30) are monotone: larger α costs more, larger η and B_i less.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from admmcheck.algorithms import run_admm, run_madmm, run_pp, run_private_radmm, run_radmm
+from admmcheck.oracle import centralized_optimum
+from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
+from admmcheck.strategies import networks_and_problems, nondecreasing_schedules
+
+
+@settings(max_examples=max(settings().max_examples // 5, 2))
+@given(networks_and_problems(min_nodes=2, max_nodes=5, max_dim=3, max_samples=12), st.integers(0, 1000))
+def test_admm_madmm_radmm_reach_the_cvxpy_optimum(case, seed):
+    network, problem = case
+    optimum = centralized_optimum(problem)
+    for run in (run_admm(problem, network, eta=1.0, iterations=1500, seeds=[seed], reference=optimum),
+                run_madmm(problem, network, theta=1.0, penalty=1.0, iterations=1500, seeds=[seed], reference=optimum),
+                run_radmm(problem, network, eta=1.0, gamma=0.5, iterations=3000, seeds=[seed], reference=optimum)):
+        assert abs(run.objective_gap[0, -1]) <= 1e-6, (run.algorithm, run.objective_gap[0, -1])
+
+
+@given(networks_and_problems(), st.integers(0, 1000), st.data())
+def test_duals_sum_to_zero_and_stay_in_the_range_of_the_laplacian(case, seed, data):
+    network, problem = case
+    T = 8
+    schedule = data.draw(nondecreasing_schedules(T, network.nodes))
+    runs = [run_admm(problem, network, iterations=T, seeds=[seed]),
+            run_madmm(problem, network, penalty=schedule, theta=float(schedule.min()), iterations=T, seeds=[seed]),
+            run_pp(problem, network, penalty=schedule, theta=float(schedule.min()), alpha=3.0, iterations=T,
+                   seeds=[seed]),
+            run_private_radmm(problem, network, eta=1.0, gamma=0.3, alpha=3.0, iterations=T, seeds=[seed])]
+    projector = np.linalg.pinv(network.laplacian) @ network.laplacian  # onto range(D − A)
+    for run in runs:
+        scale = 1.0 + np.abs(run.dual).max()
+        np.testing.assert_allclose(run.dual.sum(axis=2), 0.0, atol=1e-10 * scale)
+        np.testing.assert_allclose(np.einsum("ij,stjd->stid", projector, run.dual), run.dual, atol=1e-9 * scale)
+
+
+@given(st.lists(st.integers(2, 60), min_size=2, max_size=6), st.floats(0.1, 5.0), st.floats(0.1, 10.0),
+       st.floats(1.01, 3.0), st.integers(1, 20))
+def test_privacy_bounds_are_monotone_in_alpha_eta_and_sizes(sizes, eta, alpha, factor, iterations):
+    nodes = len(sizes)
+    degrees = tuple([2] * nodes) if nodes > 2 else (1, 1)
+    setting = BoundSetting(sizes=tuple(sizes), degrees=degrees, C=1.0, rho=1.0, max_feature_norm=1.0)
+    larger = BoundSetting(sizes=tuple(int(b * factor) + 1 for b in sizes), degrees=degrees, C=1.0, rho=1.0,
+                          max_feature_norm=1.0)
+    for bound in (lambda s, e, a: pp_bound(s, e, a, theta=e, iterations=iterations),
+                  lambda s, e, a: radmm_bound(s, e, a, iterations=iterations)):
+        base = np.max(bound(setting, eta, alpha).per_node)
+        assert np.max(bound(setting, eta, alpha * factor).per_node) > base
+        assert np.max(bound(setting, eta * factor, alpha).per_node) < base
+        assert np.max(bound(larger, eta, alpha).per_node) < base
