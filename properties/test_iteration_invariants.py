@@ -60,3 +60,20 @@ def test_privacy_bounds_are_monotone_in_alpha_eta_and_sizes(sizes, eta, alpha, f
         assert np.max(bound(setting, eta, alpha * factor).per_node) > base
         assert np.max(bound(setting, eta * factor, alpha).per_node) < base
         assert np.max(bound(larger, eta, alpha).per_node) < base
+
+
+@settings(max_examples=max(settings().max_examples // 5, 2))
+@given(networks_and_problems(min_nodes=2, max_nodes=5, max_dim=3, max_samples=12), st.integers(0, 1000), st.data())
+def test_madmm_descent_inequality_19_holds_along_trajectories(case, seed, data):
+    """Theorem 3.1's (19): ⟨Z(t+1) − Z*, J(t+1)(Z(t+1) − Z(t))⟩ <= 0 when η_i(t+1) >= η_i(t) >= θ."""
+    from admmcheck.convergence import madmm_descent_terms
+
+    network, problem = case
+    T = 25
+    schedule = data.draw(nondecreasing_schedules(T, network.nodes, low=0.2))
+    theta = data.draw(st.floats(0.05, float(schedule.min())))
+    run = run_madmm(problem, network, penalty=schedule, theta=theta, iterations=T, seeds=[seed])
+    optimum = centralized_optimum(problem)
+    terms, scales = madmm_descent_terms(run, network, optimum, theta)
+    slack = 1e-6 * scales + 1e-9 + optimum.distance_bound * np.sqrt(scales)  # CVXPY's certified distance to f*
+    assert np.all(terms <= slack), (int(np.argmax(terms - slack)), float(np.max(terms)))

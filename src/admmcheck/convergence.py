@@ -24,6 +24,7 @@ from admmcheck.datasets import breast_cancer, make_problem, synthetic
 from admmcheck.networks import Network, ring
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.problems import ConsensusProblem
+from admmcheck.runs import Run
 from admmcheck.schedules import GeometricSchedule
 
 GAP_TOLERANCE = 1e-6
@@ -159,3 +160,27 @@ def paper_schedule_finding(case: VerificationProblem, short: int = 200, long: in
     gaps = run.objective_gap[0]
     max_penalty = float(np.max(schedule.table(long, case.problem.nodes)))
     return StallFinding(case.name, float(gaps[short]), float(gaps[long]), short, long, max_penalty)
+
+
+def madmm_descent_terms(run: Run, network: Network, optimum: Optimum, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """The left side of M-ADMM Theorem 3.1's (19), ⟨Z(t+1) − Z*, J(t+1)(Z(t+1) − Z(t))⟩_F, for
+    t = 0..T−1 of the first trial, and a scale ‖Z(t+1) − Z*‖_F ‖J(t+1)(Z(t+1) − Z(t))‖_F for each.
+
+    Z = [Y; f̂] with 2Λ = √(D−A) Y, so Y(t) = θ√(D−A) Σ_{s≤t} f̂(s) by (16); Y* = −√(D−A)⁺ ∇Ô(f̂*)
+    from (17) with f̂* = 1 f_c*ᵀ (CVXPY's optimum); J(t) = diag(I/θ, W(t)(D+A)), W(t) = diag(η_i(t)).
+    """
+    values, vectors = np.linalg.eigh(network.laplacian)
+    root = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T  # the PSD square root of D − A
+    f = run.primal[0]
+    f_star = np.broadcast_to(optimum.solution, f.shape[1:])
+    y_star = -np.linalg.pinv(root) @ run.problem.local_gradients(f_star[None])[0]
+    y = np.concatenate([np.zeros_like(f[:1]), theta * np.cumsum(root @ f[1:], axis=0)])
+    eta = np.asarray(run.parameters["penalty"], dtype=float)
+    terms, scales = [], []
+    for t in range(run.iterations):
+        step_y = (y[t + 1] - y[t]) / theta
+        step_f = (eta[t][:, None] * network.signless_laplacian) @ (f[t + 1] - f[t])
+        terms.append(np.sum((y[t + 1] - y_star) * step_y) + np.sum((f[t + 1] - f_star) * step_f))
+        distance = np.sqrt(np.sum((y[t + 1] - y_star) ** 2) + np.sum((f[t + 1] - f_star) ** 2))
+        scales.append(distance * np.sqrt(np.sum(step_y**2) + np.sum(step_f**2)))
+    return np.array(terms), np.array(scales)
