@@ -129,13 +129,33 @@ def _convergence(report: Report, profile: Profile) -> None:
                 "command": "admmcheck verify"})
     report.figures["convergence"] = {"kind": "bars", "title": "final relative gap / iterate difference",
                                      "threshold": GAP_TOLERANCE, "series": curves}
+    _convergence_curves(report, profile)
+
+
+def _convergence_curves(report: Report, profile: Profile) -> None:
+    """|relative objective gap| against t for ADMM, M-ADMM and R-ADMM on the synthetic problem."""
+    from functools import partial
+
+    from admmcheck.algorithms import run_admm, run_madmm, run_radmm
+    from admmcheck.schedules import GeometricSchedule
+
+    case = default_problems()[0]
+    schedule = GeometricSchedule(PAPER_ETA1, SLOW_GROWTH)
+    series = {}
+    for name, run in (("admm", partial(run_admm, eta=0.5)), ("madmm", partial(run_madmm, theta=0.5, penalty=schedule)),
+                      ("radmm", partial(run_radmm, eta=0.5, gamma=0.5))):
+        result = run(case.problem, case.network, iterations=profile.iterations, seeds=[0], reference=case.optimum)
+        series[name] = [max(abs(float(g)), 1e-17) for g in result.objective_gap[0]]
+    report.figures["convergence_curves"] = {"kind": "curves", "log": True, "xlabel": "iteration t",
+                                            "title": f"|relative objective gap| vs CVXPY ({case.name})",
+                                            "series": series}
 
 
 def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
     from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
 
-    bars = {}
+    bars, profiles = {}, {}
     for name in ("pp", "dvp", "radmm"):
         config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.audit_samples, seed=seed,
                                       workers=profile.workers)
@@ -152,10 +172,16 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
                                                        WhiteBoxConfig))
         black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit))
+        profiles[name] = white.details["privacy_profile"]
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
                       "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
     report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy loss: claim, white box, black box",
                                  "series": bars}
+    report.figures["privacy_profile"] = {
+        "kind": "xy", "log": True, "xlabel": "epsilon", "ylabel": "delta(epsilon)",
+        "title": "privacy profile delta(epsilon) = E_D[(1 - exp(epsilon - L))+] of the sampled transcripts",
+        "series": {name: {"x": [p["epsilon"] for p in points], "y": [max(p["delta"], 1e-12) for p in points]}
+                   for name, points in profiles.items()}}
 
 
 def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Verdict:
@@ -165,6 +191,7 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                    f"worst {white['worst_case']['value']:.4f} / beta {white['claimed_beta']:.4f} = {white['ratio']:.3f}",
                    f"admmcheck audit {name} --white-box --search --samples {profile.white_samples} --seed {seed} --json",
                    float(white["ratio"]), {"max_loss": white["max_loss"], "mean_loss": white["mean_loss"],
+                                           "privacy_profile": white["privacy_profile"],
                                            "worst_case": white["worst_case"]["value"],
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
@@ -192,6 +219,19 @@ def _conditions(report: Report) -> None:
                            f"admmcheck conditions {theorem} --graph ring:5 --dataset synthetic --json", None,
                            {"failed": failed})
         _timed(report, make)
+
+    def gamma() -> Verdict:
+        result = evaluate_conditions(ConditionsConfig(theorem="radmm", dataset="synthetic", find_gamma=True))
+        interval = result.get("gamma_interval")
+        report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1",
+                                   "series": {"interval": interval}}
+        found = result["status"] == "pass" and interval is not None
+        return Verdict("radmm", "certified minimal gamma (Thm III.1 at eta = 1/2)",
+                       "pass" if found else ("fail" if result["status"] == "fail" else "inconclusive"),
+                       f"gamma in [{interval['lo_float']:.7g}, {interval['hi_float']:.7g}]" if found else "no gamma >= 0",
+                       "admmcheck conditions radmm --graph ring:5 --dataset synthetic --find-gamma --json",
+                       interval["hi_float"] if found else None, {"interval": interval})
+    _timed(report, gamma)
 
 
 def _sharing(report: Report, profile: Profile, seed: int) -> None:

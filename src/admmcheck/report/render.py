@@ -86,8 +86,17 @@ def _figure(name: str, spec: dict):
         axis.legend(fontsize=8)
     elif spec["kind"] == "curves":
         for label, values in spec["series"].items():
-            axis.plot(range(1, len(values) + 1), values, label=label)
-        axis.set_xlabel("t")
+            axis.plot(range(len(values)), values, label=label)
+        axis.set_xlabel(spec.get("xlabel", "t"))
+        if spec.get("log"):
+            axis.set_yscale("log")
+        axis.legend(fontsize=8)
+    elif spec["kind"] == "xy":
+        for label, points in spec["series"].items():
+            axis.plot(points["x"], points["y"], marker=".", label=label)
+        axis.set(xlabel=spec.get("xlabel", "x"), ylabel=spec.get("ylabel", "y"))
+        if spec.get("log"):
+            axis.set_yscale("log")
         axis.legend(fontsize=8)
     else:
         plt.close(figure)
