@@ -167,13 +167,20 @@ def madmm_descent_terms(run: Run, network: Network, optimum: Optimum, theta: flo
     t = 0..T−1 of the first trial, and a scale ‖Z(t+1) − Z*‖_F ‖J(t+1)(Z(t+1) − Z(t))‖_F for each.
 
     Z = [Y; f̂] with 2Λ = √(D−A) Y, so Y(t) = θ√(D−A) Σ_{s≤t} f̂(s) by (16); Y* = −√(D−A)⁺ ∇Ô(f̂*)
-    from (17) with f̂* = 1 f_c*ᵀ (CVXPY's optimum); J(t) = diag(I/θ, W(t)(D+A)), W(t) = diag(η_i(t)).
+    from (17) with f̂* = 1 f_c*ᵀ (CVXPY's optimum, polished by Newton steps on O_ERM so that the
+    reference point is exact to rounding); J(t) = diag(I/θ, W(t)(D+A)), W(t) = diag(η_i(t)).
     """
     values, vectors = np.linalg.eigh(network.laplacian)
     root = (vectors * np.sqrt(np.clip(values, 0.0, None))) @ vectors.T  # the PSD square root of D − A
     f = run.primal[0]
-    f_star = np.broadcast_to(optimum.solution, f.shape[1:])
-    y_star = -np.linalg.pinv(root) @ run.problem.local_gradients(f_star[None])[0]
+    problem = run.problem
+    f_c = np.array(optimum.solution, dtype=float)
+    for _ in range(5):  # polish CVXPY's point by Newton on O_ERM (strongly convex): near-exact Z*
+        stacked = np.broadcast_to(f_c, (problem.nodes, problem.dim))[None]
+        hessian = problem.local_hessians(stacked)[0].sum(axis=0)
+        f_c = f_c - np.linalg.solve(hessian, problem.gradient(f_c))
+    f_star = np.broadcast_to(f_c, f.shape[1:])
+    y_star = -np.linalg.pinv(root) @ problem.local_gradients(f_star[None])[0]
     y = np.concatenate([np.zeros_like(f[:1]), theta * np.cumsum(root @ f[1:], axis=0)])
     eta = np.asarray(run.parameters["penalty"], dtype=float)
     terms, scales = [], []
