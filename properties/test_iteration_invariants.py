@@ -23,9 +23,11 @@ from admmcheck.strategies import networks_and_problems, nondecreasing_schedules
 def test_admm_madmm_radmm_reach_the_cvxpy_optimum(case, seed):
     network, problem = case
     optimum = centralized_optimum(problem)
-    for run in (run_admm(problem, network, eta=1.0, iterations=1500, seeds=[seed], reference=optimum),
-                run_madmm(problem, network, theta=1.0, penalty=1.0, iterations=1500, seeds=[seed], reference=optimum),
-                run_radmm(problem, network, eta=1.0, gamma=0.5, iterations=3000, seeds=[seed], reference=optimum)):
+    # the theorems promise convergence, not a rate: weakly regularised problems (rho = 0.05) need
+    # thousands of steps (the thorough profile found one at 1.2e-6 after 1,500), so the horizon is long
+    for run in (run_admm(problem, network, eta=1.0, iterations=6000, seeds=[seed], reference=optimum),
+                run_madmm(problem, network, theta=1.0, penalty=1.0, iterations=6000, seeds=[seed], reference=optimum),
+                run_radmm(problem, network, eta=1.0, gamma=0.5, iterations=12000, seeds=[seed], reference=optimum)):
         assert abs(run.objective_gap[0, -1]) <= 1e-6, (run.algorithm, run.objective_gap[0, -1])
 
 
