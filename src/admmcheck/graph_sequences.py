@@ -126,8 +126,9 @@ def random_sequence(nodes: int, steps: int, window: int, seed: int, directed: bo
             backbone = [(order[k], order[(k + 1) % nodes]) for k in range(nodes)]  # j -> i as (j, i)
         else:
             backbone = [(order[k], order[rng.integers(0, k)]) for k in range(1, nodes)]
-        slots = rng.integers(0, window, size=len(backbone))
-        for offset in range(min(window, steps - start)):
+        length = min(window, steps - start)  # the last window may be cut short by T
+        slots = rng.integers(0, length, size=len(backbone))
+        for offset in range(length):
             adjacency = (rng.random((nodes, nodes)) < extra_edges).astype(float)
             np.fill_diagonal(adjacency, 0.0)
             for (j, i), slot in zip(backbone, slots):

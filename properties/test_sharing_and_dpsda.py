@@ -1,0 +1,69 @@
+"""Claims about ADMM sharing and DPSDA on generated data and graph sequences:
+
+* ADMM sharing (6)-(8) reaches the CVXPY optimum of (1) for small ρ on any generated vertically
+  partitioned problem with full-rank blocks, and its residual Σ_m D_m x_m − z vanishes;
+* DPSDA: without noise the average dual z̄ follows z̄(t+1) = z̄(t) + u(t)·(n/n) (Lemma 2(a)/(16)) for
+  DPSDA-PS (column-stochastic A) and for DPSDA-C with a symmetric W; push-sum weights sum to n.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from admmcheck.algorithms import run_sharing
+from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.graph_sequences import random_sequence
+from admmcheck.oracle import sharing_optimum
+from admmcheck.problems.online import online_linear_regression
+from admmcheck.problems.sharing import split_columns
+
+
+@st.composite
+def sharing_problems(draw):
+    parties = draw(st.integers(1, 4))
+    widths = tuple(draw(st.lists(st.integers(1, 3), min_size=parties, max_size=parties)))
+    rows = draw(st.integers(sum(widths) + 5, 80))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    design = rng.standard_normal((rows, sum(widths)))
+    design /= np.maximum(np.linalg.norm(design, axis=1, keepdims=True), 1.0)
+    labels = np.where(rng.random(rows) < 0.5, -1.0, 1.0)
+    return split_columns(design, labels, widths, lam=draw(st.floats(0.01, 1.0)))
+
+
+@settings(max_examples=max(settings().max_examples // 3, 2))
+@given(sharing_problems())
+def test_admm_sharing_reaches_the_cvxpy_optimum(problem):
+    optimum = sharing_optimum(problem)
+    run = run_sharing(problem, rho=problem.lipschitz * 2, iterations=3000, seeds=[0], reference=optimum)
+    assert abs(run.objective_gap[0, -1]) <= 1e-6
+    residual = run.extras["shared"][0, -1].sum(axis=0) - run.extras["z"][0, -1]
+    assert np.linalg.norm(residual) <= 1e-6 * (1 + np.linalg.norm(run.extras["z"][0, -1]))
+
+
+@settings(max_examples=max(settings().max_examples // 3, 2))
+@given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 1000), st.booleans())
+def test_dpsda_average_dual_follows_lemma_2a(nodes, window, seed, push_sum):
+    problem = online_linear_regression(rounds=30, dim=nodes * 2, nodes=nodes, seed=seed)
+    graphs = random_sequence(nodes, 30, window, seed, directed=push_sum, weights="metropolis")
+    run = (run_dpsda_ps if push_sum else run_dpsda_c)(problem, graphs=graphs, iterations=30, seeds=[seed])
+    z = run.dual[0]  # z_i(t), index k <-> round k+1
+    y = run.primal[0]
+    for t in range(1, 31):
+        u = problem.gradient(t, y[t - 1]) * problem.block_mask  # u_i(t) placed in block i
+        np.testing.assert_allclose(z[t].mean(axis=0), z[t - 1].mean(axis=0) + u.sum(axis=0), rtol=1e-10, atol=1e-9)
+    if push_sum:
+        np.testing.assert_allclose(run.extras["push_sum_weights"][0].sum(axis=1), nodes, atol=1e-10)
+
+
+def test_with_the_papers_uniform_weights_dpsda_c_does_not_keep_the_average():
+    """The experiment's W_ij = 1/deg_i is row- but not column-stochastic: (16) fails (the proof of
+    Lemma 2(a) uses a symmetric W, which the paper never states)."""
+    problem = online_linear_regression(rounds=10, dim=4, nodes=4, seed=1)
+    graphs = random_sequence(4, 10, 1, 1, weights="uniform", extra_edges=0.0)  # spanning trees: unequal degrees
+    run = run_dpsda_c(problem, graphs=graphs, iterations=10, seeds=[0])
+    z, y = run.dual[0], run.primal[0]
+    gaps = [np.abs(z[t].mean(axis=0) - z[t - 1].mean(axis=0)
+                   - (problem.gradient(t, y[t - 1]) * problem.block_mask).sum(axis=0)).max() for t in range(1, 11)]
+    assert max(gaps) > 1e-3
