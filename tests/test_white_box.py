@@ -12,7 +12,7 @@ from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
 from admmcheck.audit.privacy_loss import privacy_loss
 from admmcheck.audit.reference import ReferenceMechanism
 from admmcheck.audit.white_box import exceeds
-from admmcheck.audit.worst_case import changed_problem, worst_case, worst_transcript
+from admmcheck.audit.worst_case import worst_case, worst_transcript
 from admmcheck.cli import main
 
 
@@ -25,7 +25,7 @@ def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_los
     assert worst.value > 0.5 * claim.epsilon  # the search gets near the bound (the proof is loose by < 2x)
     one_step = ReferenceMechanism(name, mechanism.network, 1, mechanism.parameters)
     transcript = worst_transcript(one_step, d0, worst)
-    loss = privacy_loss(one_step, d0, changed_problem(d0, worst.change), transcript).total[0]
+    loss = privacy_loss(one_step, d0, worst.change.apply(d0), transcript).total[0]
     assert loss == pytest.approx(worst.per_step[0], rel=1e-8, abs=1e-10)
     if name == "radmm":
         assert np.all(worst.per_step[1::2] == 0.0)

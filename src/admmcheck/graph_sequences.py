@@ -58,6 +58,17 @@ def _edges_of(matrix: np.ndarray) -> np.ndarray:
     return off > 0
 
 
+def connected(edges: np.ndarray, directed: bool) -> bool:
+    """Whether the graph with ``edges[i, j]`` for j → i (or i — j) is (strongly) connected."""
+    graph = nx.from_numpy_array(np.asarray(edges).T.astype(int), create_using=nx.DiGraph if directed else nx.Graph)
+    return nx.is_strongly_connected(graph) if directed else nx.is_connected(graph)
+
+
+def connected_every_step(sequence: GraphSequence) -> bool:
+    """Whether every single step's graph is (strongly) connected (window 1)."""
+    return all(connected(_edges_of(m), sequence.directed) for m in sequence.matrices)
+
+
 def validate_sequence(sequence: GraphSequence) -> None:
     """Raise :class:`InvalidConfiguration` naming the step (stochasticity) or the window
     (connectivity) that breaks the assumptions of §4.1 / §5.1."""
@@ -78,9 +89,7 @@ def validate_sequence(sequence: GraphSequence) -> None:
     B = sequence.window
     for start in range(0, sequence.steps, B):
         union = np.any([_edges_of(m) for m in sequence.matrices[start:start + B]], axis=0)
-        graph = nx.from_numpy_array(union.T.astype(int), create_using=nx.DiGraph if sequence.directed else nx.Graph)
-        ok = nx.is_strongly_connected(graph) if sequence.directed else nx.is_connected(graph)
-        if not ok:
+        if not connected(union, sequence.directed):
             what = "strongly connected" if sequence.directed else "connected"
             raise InvalidConfiguration(
                 f"the union of the graphs of steps t={start + 1}..{min(start + B, sequence.steps)} (window of B={B}) is "

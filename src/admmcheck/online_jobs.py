@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.audit.job import check_audit_settings
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import random_sequence
 from admmcheck.oracle import hindsight_optimum
@@ -114,8 +115,9 @@ class DpsdaAuditConfig:
     FLAG_NAMES = {"audit_samples": "--samples", "algorithm": "REFERENCE"}
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "iterations", "audit_samples", "window", "changed_round"):
+        for name in ("nodes", "iterations", "window", "changed_round"):
             positive_int(f"--{name.replace('_', '-')}", getattr(self, name))
+        check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout)
         if self.changed_round > self.iterations:
             raise InvalidConfiguration("--changed-round must be one of the T rounds")
 

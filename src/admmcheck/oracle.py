@@ -47,6 +47,20 @@ class Optimum:
     distance_bound: float
 
 
+def _solve(objective, variable: cp.Variable, constraints: list, solver: str, what: str,
+           accepted: tuple[str, ...] = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE), hint: str = "") -> tuple[np.ndarray, str, float]:
+    """Minimise with CVXPY; (solution, status, solver value), or :class:`SolverError` naming ``what``."""
+    cvx_problem = cp.Problem(cp.Minimize(objective), constraints)
+    try:
+        cvx_problem.solve(solver=solver)
+    except cp.error.SolverError as exc:
+        raise SolverError(f"CVXPY solver {solver} failed on {what}: {exc}") from exc
+    status = str(cvx_problem.status)
+    if status not in accepted or variable.value is None:
+        raise SolverError(f"CVXPY solver {solver} returned status {status!r} on {what}{hint}")
+    return np.array(variable.value, dtype=np.float64), status, float(cvx_problem.value)
+
+
 def centralized_optimum(problem: ConsensusProblem, solver: str = "CLARABEL") -> Optimum:
     """Solve eq. (1) with CVXPY and certify the result.
 
@@ -60,18 +74,8 @@ def centralized_optimum(problem: ConsensusProblem, solver: str = "CLARABEL") -> 
     weights = problem.stacked.weights
     f = cp.Variable(problem.dim)
     objective = weights @ cp.logistic(-(features @ f)) + 0.5 * problem.rho * cp.sum_squares(f)
-    cvx_problem = cp.Problem(cp.Minimize(objective))
-    try:
-        cvx_problem.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"CVXPY solver {solver} failed on eq. (1): {exc}") from exc
-    status = str(cvx_problem.status)
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or f.value is None:
-        raise SolverError(
-            f"CVXPY solver {solver} returned status {status!r} on eq. (1); no reference "
-            "optimum is available (try solver='SCS' or rescale C and rho)"
-        )
-    solution = np.array(f.value, dtype=np.float64)
+    solution, status, solver_value = _solve(objective, f, [], solver, "eq. (1)", hint="; no reference optimum is "
+                                            "available (try solver='SCS' or rescale C and rho)")
     solution.setflags(write=False)
     value = float(problem.objective(solution))
     gradient_norm = float(np.linalg.norm(problem.gradient(solution)))
@@ -87,7 +91,7 @@ def centralized_optimum(problem: ConsensusProblem, solver: str = "CLARABEL") -> 
         objective=value,
         status=status,
         solver=solver,
-        solver_objective=float(cvx_problem.value),
+        solver_objective=solver_value,
         gradient_norm=gradient_norm,
         suboptimality_bound=bound,
         distance_bound=gradient_norm / problem.rho,
@@ -106,15 +110,7 @@ def sharing_optimum(problem: SharingProblem, solver: str = "CLARABEL") -> Optimu
     margins = cp.multiply(problem.labels, problem.design @ x)
     objective = cp.sum(cp.logistic(-margins)) / problem.samples + 0.5 * problem.lam * cp.sum_squares(x)
     constraints = [cp.abs(x) <= problem.box] if problem.box is not None else []
-    cvx_problem = cp.Problem(cp.Minimize(objective), constraints)
-    try:
-        cvx_problem.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"CVXPY solver {solver} failed on the sharing problem (1): {exc}") from exc
-    status = str(cvx_problem.status)
-    if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE) or x.value is None:
-        raise SolverError(f"CVXPY solver {solver} returned status {status!r} on the sharing problem (1)")
-    solution = np.array(x.value, dtype=np.float64)
+    solution, status, solver_value = _solve(objective, x, constraints, solver, "the sharing problem (1)")
     if problem.box is not None:
         solution = np.clip(solution, -problem.box, problem.box)
         gradient = solution - np.clip(solution - problem.gradient(solution), -problem.box, problem.box)
@@ -128,7 +124,7 @@ def sharing_optimum(problem: SharingProblem, solver: str = "CLARABEL") -> Optimu
         raise SolverError(f"CVXPY solver {solver} returned status {status!r} with residual {gradient_norm:.3g} on the "
                           "sharing problem; not used as a reference")
     return Optimum(solution=solution, objective=value, status=status, solver=solver,
-                   solver_objective=float(cvx_problem.value), gradient_norm=gradient_norm,
+                   solver_objective=solver_value, gradient_norm=gradient_norm,
                    suboptimality_bound=bound, distance_bound=gradient_norm / problem.lam)
 
 
@@ -144,16 +140,11 @@ def hindsight_optimum(problem: OnlineProblem, rounds: int | None = None, solver:
     else:
         objective = cp.sum(cp.logistic(-cp.multiply(b, a @ v)))
     constraints = [cp.abs(v) <= problem.radius] if problem.set_kind == "box" else [cp.norm(v, 2) <= problem.radius]
-    cvx_problem = cp.Problem(cp.Minimize(objective), constraints)
-    try:
-        cvx_problem.solve(solver=solver)
-    except cp.error.SolverError as exc:
-        raise SolverError(f"CVXPY solver {solver} failed on the hindsight problem: {exc}") from exc
-    if str(cvx_problem.status) != cp.OPTIMAL or v.value is None:
-        raise SolverError(f"CVXPY solver {solver} returned status {cvx_problem.status!r} on the hindsight problem")
-    solution = problem.project(np.array(v.value, dtype=np.float64))
+    solution, status, solver_value = _solve(objective, v, constraints, solver, "the hindsight problem",
+                                            accepted=(cp.OPTIMAL,))
+    solution = problem.project(solution)
     solution.setflags(write=False)
     value = float(sum(problem.value(t, solution) for t in range(1, rounds + 1)))
-    return Optimum(solution=solution, objective=value, status=str(cvx_problem.status), solver=solver,
-                   solver_objective=float(cvx_problem.value), gradient_norm=float("nan"),
+    return Optimum(solution=solution, objective=value, status=status, solver=solver,
+                   solver_objective=solver_value, gradient_norm=float("nan"),
                    suboptimality_bound=float("nan"), distance_bound=float("nan"))

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.audit.job import check_audit_settings
 from admmcheck.datasets import dataset_by_name
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.oracle import sharing_optimum
@@ -195,8 +196,10 @@ class SharingAuditConfig:
                   "delta_prime": "--delta-prime"}
 
     def __post_init__(self) -> None:
-        for name in ("parties", "samples", "dim", "iterations", "audit_samples"):
-            positive_int(f"--{name}", getattr(self, name))
+        for flag, value in (("--parties", self.parties), ("--rows", self.samples), ("--dim", self.dim),
+                            ("--iterations", self.iterations)):
+            positive_int(flag, value)
+        check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout)
         if self.neighbours not in ("row", "column"):
             raise InvalidConfiguration(f"--neighbour-kind {self.neighbours!r}: choose row or column for dp-sharing")
 

@@ -44,7 +44,22 @@ def run_pp(context: RunContext, *, penalty: ScheduleLike = 0.5, theta: float = 0
     The noise eps_i(t) drawn for the run is kept in ``run.extras["noise"]``
     (trials, T, N, d); f_i(0) is drawn first, then the noise, from each trial's generator.
     """
+    yield from _pp_iterations(context, penalty, real("theta", theta), alpha)
+
+
+@algorithm("dvp")
+def run_dvp(context: RunContext, *, theta: float = 0.5, alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
+    """Run DVP: PP with eta_i(t) = theta for every node and iteration (note under eq. (26)).
+
+    The perturbation theta V_i eps_i(t+1) then enters the dual of conventional ADMM (8)
+    with eta = theta, which is the dual variable perturbation of Zhang & Zhu (2017).
+    """
     theta = real("theta", theta)
+    yield from _pp_iterations(context, theta, theta, alpha)
+
+
+def _pp_iterations(context: RunContext, penalty: ScheduleLike, theta: float, alpha: ScheduleLike) -> Iterator[tuple]:
+    """(24)-(25) and (11) for t = 1..T, the noise drawn first (shared by PP and DVP)."""
     problem, network, T = context.problem, context.network, context.iterations
     eta = schedule_table("penalty", penalty, T, problem.nodes)
     alphas = schedule_table("alpha", alpha, T, problem.nodes, allow_infinite=True)
@@ -60,13 +75,3 @@ def run_pp(context: RunContext, *, penalty: ScheduleLike = 0.5, theta: float = 0
         f = solution.f
         lam = madmm_dual_step(network, lam, f, theta)  # eq. (11)
         yield f, lam, solution.newton_steps
-
-
-@algorithm("dvp")
-def run_dvp(context: RunContext, *, theta: float = 0.5, alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
-    """Run DVP: PP with eta_i(t) = theta for every node and iteration (note under eq. (26)).
-
-    The perturbation theta V_i eps_i(t+1) then enters the dual of conventional ADMM (8)
-    with eta = theta, which is the dual variable perturbation of Zhang & Zhu (2017).
-    """
-    yield from run_pp.__wrapped__(context, penalty=real("theta", theta), theta=theta, alpha=alpha)

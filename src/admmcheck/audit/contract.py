@@ -137,3 +137,23 @@ def load_callable(spec: str) -> Callable:
     if not callable(target):
         raise InvalidConfiguration(f"{spec!r}: {path} has no callable named {name}")
     return target
+
+
+class BatchedRunMechanism:
+    """An auditable mechanism made of one of our batched algorithms: subclasses give
+    ``batch_run(data, seeds) -> Run`` and ``released(run) -> (n, ...)`` (what the observer sees);
+    ``batch`` spawns one seed per sample from ``rng``, and a single call is a batch of one."""
+
+    def batch_run(self, data: Any, seeds: Any) -> Any:
+        raise NotImplementedError
+
+    def released(self, run: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def batch(self, data: Any, rng: np.random.Generator, n: int) -> np.ndarray:
+        """(n, k): what n independent runs release, flattened per sample."""
+        seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
+        return self.released(self.batch_run(data, seeds)).reshape(n, -1)
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        return self.batch(data, rng, 1)[0]

@@ -22,13 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.audit.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import GraphSequence
 from admmcheck.problems.online import OnlineProblem
 
 
 @dataclass(frozen=True, eq=False)
-class DpsdaMechanism:
+class DpsdaMechanism(BatchedRunMechanism):
     """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` over ``graphs`` for
     ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened."""
 
@@ -45,12 +46,9 @@ class DpsdaMechanism:
         run = run_dpsda_ps if self.push_sum else run_dpsda_c
         return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds)
 
-    def batch(self, problem: OnlineProblem, rng: np.random.Generator, n: int) -> np.ndarray:
-        seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
-        return self.batch_run(problem, seeds).extras["broadcast"].reshape(n, -1)
-
-    def __call__(self, problem: OnlineProblem, rng: np.random.Generator) -> np.ndarray:
-        return self.batch(problem, rng, 1)[0]
+    def released(self, run) -> np.ndarray:
+        """Every message h_i(t) of every node, t = 1..T."""
+        return run.extras["broadcast"]
 
 
 def change_one_round(problem: OnlineProblem, round_: int, features: np.ndarray, targets: np.ndarray

@@ -15,6 +15,19 @@ from admmcheck.schedules import ScheduleLike
 from admmcheck.validation import non_negative_int, positive_int, real
 
 
+def check_audit_settings(samples: int, confidence: float, workers: int | None, timeout: float,
+                         max_time: float | None = None, samples_flag: str = "--samples") -> None:
+    """Refuse, naming the flag, what no audit can run with (every audit command uses this)."""
+    positive_int(samples_flag, samples)
+    if workers is not None:
+        positive_int("--workers", workers)
+    real("--timeout", timeout)
+    if max_time is not None:
+        real("--max-time", max_time)
+    if not 0.5 <= confidence < 1:
+        raise InvalidConfiguration(f"--confidence {confidence!r} must lie in [0.5, 1)")
+
+
 @dataclass(frozen=True)
 class AuditConfig:
     """A third-party audit: ``mechanism`` and ``neighbors`` are ``FILE.py:NAME`` or ``module:NAME``."""
@@ -38,15 +51,8 @@ class AuditConfig:
         if self.epsilon is None:
             raise InvalidConfiguration("--epsilon is required: the epsilon the mechanism claims")
         PrivacyClaim(self.epsilon, self.delta)
-        positive_int("--samples", self.samples)
         non_negative_int("--seed", self.seed)
-        if self.workers is not None:
-            positive_int("--workers", self.workers)
-        real("--timeout", self.timeout)
-        if self.max_time is not None:
-            real("--max-time", self.max_time)
-        if not 0.5 <= self.confidence < 1:
-            raise InvalidConfiguration(f"--confidence {self.confidence!r} must lie in [0.5, 1)")
+        check_audit_settings(self.samples, self.confidence, self.workers, self.timeout, self.max_time)
 
 
 def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
@@ -99,7 +105,7 @@ class ReferenceAuditConfig(ProblemSetting):
                                        f"neighbours; choose {' or '.join(NEIGHBOUR_KINDS[:2])}")
         if self.mechanism == "pvp" and self.epsilon is None:
             raise InvalidConfiguration("pvp has no privacy theorem to audit against; give --epsilon")
-        positive_int("--samples", self.audit_samples)
+        check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout, self.max_time)
 
 
 def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, list]:

@@ -20,6 +20,7 @@ from typing import Mapping
 import numpy as np
 
 from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
+from admmcheck.audit.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.problems import ConsensusProblem
@@ -31,7 +32,7 @@ _RUNS = {"pp": run_pp, "dvp": run_dvp, "pvp": run_pvp, "radmm": run_private_radm
 
 
 @dataclass(frozen=True, eq=False)
-class ReferenceMechanism:
+class ReferenceMechanism(BatchedRunMechanism):
     """``name`` (pp, dvp, pvp, radmm) on ``network`` for ``iterations`` with ``parameters``
     (the keyword arguments of its ``run_*`` function: penalty/theta/alpha/eta/gamma)."""
 
@@ -49,11 +50,6 @@ class ReferenceMechanism:
     def __name__(self) -> str:
         return f"reference:{self.name}"
 
-    def batch(self, problem: ConsensusProblem, rng: np.random.Generator, n: int) -> np.ndarray:
-        """(n, (T+1)·N·d): the broadcast transcripts of n runs, one spawned seed each."""
-        seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
-        return self.batch_run(problem, seeds).primal.reshape(n, -1)
-
     @property
     def arguments(self) -> dict[str, object]:
         """Its ``run_*`` function's keyword arguments: ``parameters``, defaults filled in."""
@@ -67,8 +63,9 @@ class ReferenceMechanism:
         return _RUNS[self.name](problem, self.network, iterations=self.iterations, seeds=seeds,
                                 **dict(self.parameters))
 
-    def __call__(self, problem: ConsensusProblem, rng: np.random.Generator) -> np.ndarray:
-        return self.batch(problem, rng, 1)[0]
+    def released(self, run: Run) -> np.ndarray:
+        """Every broadcast f_i(t), t = 0..T: (n, T+1, N, d)."""
+        return run.primal
 
 
 def replace_one_record(problem: ConsensusProblem, node: int = 0, index: int = 0,
@@ -82,13 +79,20 @@ def replace_one_record(problem: ConsensusProblem, node: int = 0, index: int = 0,
         raise InvalidConfiguration(f"unknown neighbour kind {kind!r}; choose one of {', '.join(NEIGHBOUR_KINDS)}")
     if not 0 <= node < problem.nodes or not 0 <= index < problem.sizes[node]:
         raise InvalidConfiguration(f"record {index} of node {node} does not exist (sizes {problem.sizes})")
-    features, labels = list(problem.features), list(problem.labels)
-    x, y = features[node].copy(), labels[node].copy()
+    x, y = problem.features[node][index], float(problem.labels[node][index])
     if kind == "label-flip":
-        y[index] = -y[index]
-    elif kind == "feature-move":
-        x[index] = -x[index]
-    else:
-        x, y = np.delete(x, index, axis=0), np.delete(y, index)
-    features[node], labels[node] = x, y
+        return problem, replace_record(problem, node, index, x, -y)
+    if kind == "feature-move":
+        return problem, replace_record(problem, node, index, -x, y)
+    features, labels = list(problem.features), list(problem.labels)
+    features[node] = np.delete(features[node], index, axis=0)
+    labels[node] = np.delete(labels[node], index)
     return problem, ConsensusProblem(tuple(features), tuple(labels), problem.C, problem.rho, problem.loss)
+
+
+def replace_record(problem: ConsensusProblem, node: int, index: int, x: np.ndarray, y: float) -> ConsensusProblem:
+    """``problem`` with record ``index`` of node ``node`` replaced by (x, y)."""
+    features, labels = list(problem.features), list(problem.labels)
+    features[node], labels[node] = features[node].copy(), labels[node].copy()
+    features[node][index], labels[node][index] = x, y
+    return ConsensusProblem(tuple(features), tuple(labels), problem.C, problem.rho, problem.loss)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from admmcheck.algorithms.sharing import PartySolver, run_dp_sharing, z_update
+from admmcheck.audit.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.problems.sharing import SharingProblem
 
@@ -37,7 +38,7 @@ SUPPORT_TOL = 1e-8  # relative distance from a column space that counts as "on i
 
 
 @dataclass(frozen=True, eq=False)
-class SharingMechanism:
+class SharingMechanism(BatchedRunMechanism):
     """DP sharing with penalty ``rho``, noise ``sigma`` (one per party) for ``iterations`` steps:
     releases every D_m x̃_m^t, t = 1..T, flattened (T·M·N numbers)."""
 
@@ -54,12 +55,9 @@ class SharingMechanism:
         return run_dp_sharing(problem, rho=self.rho, sigma=np.array(self.sigma), iterations=self.iterations,
                               seeds=seeds, tol=self.tol)
 
-    def batch(self, problem: SharingProblem, rng: np.random.Generator, n: int) -> np.ndarray:
-        seeds = np.random.SeedSequence(int(rng.integers(2**63))).spawn(n)
-        return self.batch_run(problem, seeds).extras["shared"][:, 1:].reshape(n, -1)
-
-    def __call__(self, problem: SharingProblem, rng: np.random.Generator) -> np.ndarray:
-        return self.batch(problem, rng, 1)[0]
+    def released(self, run) -> np.ndarray:
+        """Every D_m x̃_m^t the server receives, t = 1..T."""
+        return run.extras["shared"][:, 1:]
 
 
 def replace_one_row(problem: SharingProblem, party: int = 0, row: int = 0,

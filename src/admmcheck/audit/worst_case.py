@@ -30,7 +30,7 @@ import numpy as np
 from scipy import optimize
 
 from admmcheck.algorithms.private_radmm import odd_steps
-from admmcheck.audit.reference import ReferenceMechanism
+from admmcheck.audit.reference import ReferenceMechanism, replace_record
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem
@@ -48,6 +48,10 @@ class Change:
     kind: str
     x: np.ndarray
     y: float
+
+    def apply(self, problem: ConsensusProblem) -> ConsensusProblem:
+        """D′: ``problem`` with this record replaced."""
+        return replace_record(problem, self.node, self.index, self.x, self.y)
 
     def describe(self) -> str:
         return f"node {self.node}, record {self.index}: {self.kind} (x' = {np.round(self.x, 4).tolist()}, y' = {self.y:+g})"
@@ -95,6 +99,7 @@ class _Node:
         self.part = problem.local_part([node])
         self.loss = problem.loss
         self.weight = problem.C / problem.sizes[node]
+        self.index = index
         self.x, self.y = problem.features[node][index], float(problem.labels[node][index])
 
     def terms(self, f: np.ndarray, x_new: np.ndarray, y_new: float, curvature: float):
@@ -127,11 +132,7 @@ def _step_value(mechanism: str, node: _Node, f: np.ndarray, x_new: np.ndarray, y
 
 
 def _pvp_minimiser(node: _Node, x_new, y_new, linear, curvature, start) -> np.ndarray:
-    features = [node.part.features[0].copy()]
-    labels = [node.part.labels[0].copy()]
-    where = np.flatnonzero(np.all(features[0] == node.x, axis=1) & (labels[0] == node.y))[0]
-    features[0][where], labels[0][where] = x_new, y_new
-    changed = ConsensusProblem(tuple(features), tuple(labels), node.part.C, node.part.rho, node.part.loss)
+    changed = replace_record(node.part, 0, node.index, x_new, y_new)
     return solve_local(changed, linear[None, None, :], np.array([curvature]), start[None, None, :]).f[0, 0]
 
 
@@ -185,15 +186,6 @@ def worst_case(mechanism: ReferenceMechanism, problem: ConsensusProblem, *, reco
                     best = WorstCase(total, Change(i, n, kind, np.asarray(point, float), float(y_new)), per_step,
                                      argmax, 0)
     return WorstCase(best.value, best.change, best.per_step, best.argmax_f, count)
-
-
-def changed_problem(problem: ConsensusProblem, change: Change) -> ConsensusProblem:
-    """D′: ``problem`` with the record of ``change`` replaced."""
-    features, labels = list(problem.features), list(problem.labels)
-    x, y = features[change.node].copy(), labels[change.node].copy()
-    x[change.index], y[change.index] = change.x, change.y
-    features[change.node], labels[change.node] = x, y
-    return ConsensusProblem(tuple(features), tuple(labels), problem.C, problem.rho, problem.loss)
 
 
 def worst_transcript(mechanism: ReferenceMechanism, problem: ConsensusProblem, worst: WorstCase) -> np.ndarray:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.graph_sequences import GraphSequence
+from admmcheck.graph_sequences import GraphSequence, connected_every_step
 from admmcheck.problems.online import OnlineProblem
 from admmcheck.validation import real
 
@@ -54,18 +54,6 @@ class DpsdaClaims:
                 "failed": [k for k, ok in self.preconditions.items() if not ok]}
 
 
-def _connected_every_step(graphs: GraphSequence) -> bool:
-    import networkx as nx
-
-    for matrix in graphs.matrices:
-        off = matrix.copy()
-        np.fill_diagonal(off, 0.0)
-        graph = nx.from_numpy_array((off.T > 0).astype(int), create_using=nx.DiGraph if graphs.directed else nx.Graph)
-        if not (nx.is_strongly_connected(graph) if graphs.directed else nx.is_connected(graph)):
-            return False
-    return True
-
-
 def dpsda_claims(problem: OnlineProblem, graphs: GraphSequence, epsilon: float, gradient_noise: float,
                  rounds: int) -> DpsdaClaims:
     """Lemma 1, Theorem 2/4 and Theorem 3/5 (module docstring) for ``rounds`` = T."""
@@ -90,7 +78,7 @@ def dpsda_claims(problem: OnlineProblem, graphs: GraphSequence, epsilon: float, 
         preconditions["W_row_stochastic"] = bool(np.allclose(graphs.matrices.sum(axis=2), 1.0))
         preconditions["W_symmetric (Lemma 2(a) needs it)"] = bool(np.allclose(graphs.matrices,
                                                                               np.swapaxes(graphs.matrices, 1, 2)))
-        preconditions["connected_every_step (the rate theta needs it)"] = _connected_every_step(graphs)
+        preconditions["connected_every_step (the rate theta needs it)"] = connected_every_step(graphs)
         name = "dpsda-c"
     else:
         B, beta = graphs.window, 2.0
