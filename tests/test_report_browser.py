@@ -32,8 +32,8 @@ def small_report() -> Report:
     return report
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (.ci/run installs Debian's chromium "
-                                             "where it can; here it could not)")
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (bash .ci/run installs Debian's "
+                                             "chromium where it can)")
 def test_report_html_renders_in_headless_chromium(tmp_path):
     paths = render(small_report(), tmp_path / "report")
     url = paths["html"].resolve().as_uri()
