@@ -3,6 +3,8 @@
 * convergence to the CVXPY optimum (ADMM, M-ADMM with a non-decreasing schedule, R-ADMM);
 * Σ_i λ_i(t) = 0 under zero initialisation, i.e. the dual stays in the range of D − A (the
   proofs' λ(t) ∈ range(L)), for ADMM, M-ADMM, PP and private R-ADMM;
+* the edge-form duals of (4)-(7) (supplement App. A, Forero et al. Lemma 3): lambda^a_ij(t) =
+  lambda^b_ij(t) = -lambda^a_ji(t) and w_ij(t) = (f_i(t) + f_j(t))/2 under zero initialisation;
 * the privacy bounds (26) and (30) are monotone: larger α costs more, larger η and B_i less.
 """
 
@@ -46,6 +48,22 @@ def test_duals_sum_to_zero_and_stay_in_the_range_of_the_laplacian(case, seed, da
         scale = 1.0 + np.abs(run.dual).max()
         np.testing.assert_allclose(run.dual.sum(axis=2), 0.0, atol=1e-10 * scale)
         np.testing.assert_allclose(np.einsum("ij,stjd->stid", projector, run.dual), run.dual, atol=1e-9 * scale)
+
+
+@given(networks_and_problems(), st.integers(0, 1000), st.floats(0.1, 5.0))
+def test_edge_duals_are_equal_and_antisymmetric_as_appendix_a_claims(case, seed, eta):
+    from admmcheck.algorithms.admm_edge import edge_iterations
+
+    network, problem = case
+    start = np.random.default_rng(seed).normal(size=(1, network.nodes, problem.dim))
+    off_graph = ~network.adjacency.astype(bool)
+    for state in edge_iterations(problem, network, start, eta, iterations=8):
+        scale = 1.0 + np.abs(state.lam_a).max()
+        np.testing.assert_allclose(state.lam_a, state.lam_b, atol=1e-10 * scale)
+        np.testing.assert_allclose(state.lam_a, -np.swapaxes(state.lam_a, 1, 2), atol=1e-10 * scale)
+        midpoint = 0.5 * (state.f[:, :, None, :] + state.f[:, None, :, :])
+        np.testing.assert_allclose(state.w[:, ~off_graph], midpoint[:, ~off_graph],
+                                   atol=1e-10 * (1.0 + np.abs(state.f).max()))
 
 
 @given(st.lists(st.integers(2, 60), min_size=2, max_size=6), st.floats(0.1, 5.0), st.floats(0.1, 10.0),

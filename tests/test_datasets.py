@@ -114,3 +114,26 @@ def test_dataset_spec_errors():
         dataset_by_name("mnist")
     with pytest.raises(InvalidDataset, match="adult: needs a path"):
         dataset_by_name("adult:")
+
+
+def test_the_shipped_adult_files_are_the_official_ones_and_load_with_no_path(capsys):
+    import gzip
+    import hashlib
+    import json
+
+    from admmcheck.cli import main
+    from admmcheck.datasets import bundled_adult_folder, dataset_by_name
+
+    folder = bundled_adult_folder()
+    digests = {name: hashlib.sha256(gzip.decompress((folder / f"{name}.gz").read_bytes())).hexdigest()
+               for name in ("adult.data", "adult.test")}
+    assert digests == {"adult.data": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+                       "adult.test": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"}
+    assert "CC BY 4.0" in (folder / "README.md").read_text()
+    data = dataset_by_name("adult")
+    assert data.features.shape == (45_222, 105) and set(np.unique(data.labels)) == {-1.0, 1.0}
+    assert np.linalg.norm(data.features, axis=1).max() <= 1.0 + 1e-12
+    # 11,208 of the 45,222 complete rows earn >50K (UCI's own count for the two files)
+    assert int((data.labels == 1).sum()) == 11_208
+    assert main(["bound", "pp", "--dataset", "adult", "--nodes", "5", "--iterations", "3", "--json"]) == 0
+    assert sum(json.loads(capsys.readouterr().out)["setting"]["sizes"]) == 45_222

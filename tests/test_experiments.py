@@ -55,3 +55,35 @@ def test_experiment_cli_writes_its_files(capsys, tmp_path):
     assert code == 0 and out["experiment"] == "madmm-fig2" and out["dataset"] == "synthetic"
     assert len(out["settings"]) == 8  # 2 panels x (2 PP + 2 matched DVP)
     assert all((tmp_path / f"madmm-fig2.{kind}").exists() for kind in ("json", "csv", "png"))
+
+
+def _with_finals(experiment, finals):
+    from dataclasses import replace
+
+    return replace(experiment, curves=tuple(replace(c, final_losses=np.asarray(f, float))
+                                            for c, f in zip(experiment.curves, finals)))
+
+
+def test_paper_claim_is_a_paired_wilcoxon_test_with_bonferroni(synthetic_case):
+    from admmcheck.experiments import paper_claim
+
+    problem, network, _ = synthetic_case
+    experiment = madmm_fig2(problem, network, iterations=2, runs=10, seed=1, initial_alphas=(3.0,),
+                            growths=((1.05, 1.02),))
+    pp, dvp = experiment.curves
+    np.testing.assert_allclose(pp.final_losses, problem.average_loss(run_pp(
+        problem, network, penalty=GeometricSchedule(0.5, 1.05), theta=0.5, alpha=GeometricSchedule(3.0, 1.02),
+        iterations=2, seeds=trial_seeds(1, 10)).primal)[:, -1], rtol=1e-12)
+    base = np.linspace(1.0, 2.0, 10)
+    # PP lower in every run: exact one-sided signed-rank p = 1 / 2^10, below 0.05 / 2
+    better = paper_claim(_with_finals(experiment, [base - 0.1 * np.arange(1, 11), base]))
+    assert better["verdict"] == "pass" and better["comparisons"][0]["p_supports"] == pytest.approx(2.0 ** -10)
+    worse = paper_claim(_with_finals(experiment, [base + 0.1 * np.arange(1, 11), base]))
+    assert worse["verdict"] == "fail" and worse["comparisons"][0]["outcome"] == "contradicts"
+    # signs alternating with growing size: W+ = 25, W- = 30, far from significant either way
+    mixed = paper_claim(_with_finals(experiment, [base + 0.1 * np.arange(1, 11) * (-1.0) ** np.arange(10), base]))
+    assert mixed["verdict"] == "inconclusive"
+    assert 0.3 < mixed["comparisons"][0]["p_supports"] < 0.8
+    # with 4 runs even a unanimous difference cannot reach 0.025 (min p = 1/16): honest 'inconclusive'
+    short = madmm_fig2(problem, network, iterations=2, runs=4, seed=1, initial_alphas=(3.0,), growths=((1.05, 1.02),))
+    assert paper_claim(_with_finals(short, [base[:4] - 1.0, base[:4]]))["verdict"] == "inconclusive"

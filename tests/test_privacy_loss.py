@@ -209,3 +209,14 @@ def test_an_infinite_loss_counts_fully_in_the_profile():
     from admmcheck.audit.loss_profile import privacy_profile
 
     np.testing.assert_allclose(privacy_profile(np.array([np.inf, 0.0, 0.0, 0.0]), np.array([0.0, 5.0])), [0.25, 0.25])
+
+
+def test_loss_histogram_counts_every_finite_loss_and_reports_the_infinite_ones():
+    from admmcheck.audit.loss_profile import loss_distribution
+
+    losses = np.concatenate([np.random.default_rng(0).normal(size=999), [np.inf]])
+    histogram = loss_distribution(losses).as_dict()["histogram"]
+    counts, edges = np.histogram(losses[:-1], bins=len(histogram["counts"]))
+    assert histogram["infinite"] == 1 and sum(histogram["counts"]) == 999
+    np.testing.assert_array_equal(histogram["counts"], counts)
+    np.testing.assert_allclose(histogram["edges"], edges)

@@ -1,7 +1,7 @@
 """The ``admmcheck`` command line: parses arguments into configurations and prints results.
 
     admmcheck verify [--json] [--iterations T]
-    admmcheck run ALGO [--dataset synthetic|breast-cancer|adult:PATH] [--nodes N] ...
+    admmcheck run ALGO [--dataset synthetic|breast-cancer|adult|adult:PATH] [--nodes N] ...
     admmcheck bound pp|radmm [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] ...
     admmcheck conditions madmm|radmm --graph ring:5|FILE [--find-gamma] [--max-time S] ...
     admmcheck experiment madmm-fig2|radmm-fig2 [--out DIR] ...
@@ -201,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
     _option(conditions, "--growth", plain.growth, "madmm: q_i in eta_i(1) q_i^(t-1)", type=_RATIONALS)
     _option(conditions, "--lipschitz", None, "M_i, one or one per node (else from --dataset)", type=_RATIONALS)
     _option(conditions, "--strong-convexity", None, "madmm: m_i (else rho/N from --dataset)", type=_RATIONALS)
-    _option(conditions, "--dataset", None, "compute m_i, M_i from synthetic, breast-cancer or adult:PATH")
+    _option(conditions, "--dataset", None, "compute m_i, M_i from synthetic, breast-cancer, adult or adult:PATH")
     _option(conditions, "--C", plain.C, "C of eq. (1), with --dataset", type=_RATIONAL)
     _option(conditions, "--rho", plain.rho, "rho of eq. (1), with --dataset", type=_RATIONAL)
     _option(conditions, "--seed", plain.seed, "data seed, with --dataset", type=int)
@@ -236,7 +236,7 @@ def _parser() -> argparse.ArgumentParser:
     _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
             type=_NUMBER)
     _option(audit, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
-    for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer or adult:PATH"),
+    for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer, adult or adult:PATH"),
                                 ("--graph", reference.graph, "REFERENCE: network")):
         _option(audit, flag, default, text)
     for flag, dest, default, text in (("--nodes", "nodes", reference.nodes, "REFERENCE: nodes N"),
@@ -283,7 +283,7 @@ def _parser() -> argparse.ArgumentParser:
                                 ("--alpha", plain_attack.alpha, "noise parameter alpha_i(t)"),
                                 ("--C", plain_attack.C, "C of eq. (1)"), ("--rho", plain_attack.rho, "rho of eq. (1)")):
         _option(attack, flag, default, text, type=_NUMBER)
-    _option(attack, "--dataset", plain_attack.dataset, "synthetic, breast-cancer or adult:PATH")
+    _option(attack, "--dataset", plain_attack.dataset, "synthetic, breast-cancer, adult or adult:PATH")
     _option(attack, "--graph", plain_attack.graph, "network")
     attack.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -300,7 +300,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
     """The flags every command that builds a problem shares (defaults from its config)."""
-    _option(parser, "--dataset", defaults.dataset, "synthetic, breast-cancer or adult:PATH[,PATH]")
+    _option(parser, "--dataset", defaults.dataset, "synthetic, breast-cancer, adult or adult:PATH[,PATH]")
     _option(parser, "--nodes", defaults.nodes, "number of nodes N", type=int)
     _option(parser, "--graph", defaults.graph, "network: " + ", ".join(GRAPH_KINDS), choices=GRAPH_KINDS)
     _option(parser, "--iterations", defaults.iterations, "iterations T", type=int)

@@ -3,7 +3,7 @@
 * :func:`synthetic` — seeded linearly separable-with-noise data;
 * :func:`breast_cancer` — scikit-learn's bundled Wisconsin breast-cancer set (offline);
 * :func:`load_adult` — the UCI Adult CSV files given by path, preprocessed as in §5 of
-  the M-ADMM paper;
+  the M-ADMM paper; :func:`bundled_adult` — the official files shipped inside the package;
 * :func:`partition` — even or uneven, seeded split of a dataset into node datasets D_i.
 
 Every dataset returned here satisfies the papers' assumptions: labels in {-1, +1} and
@@ -267,18 +267,34 @@ def make_problem(
     return problem_from_partition(partition(dataset, nodes, seed=seed, sizes=sizes), C=C, rho=rho)
 
 
+def bundled_adult_folder() -> Path:
+    """The folder of the official UCI Adult files shipped with admmcheck (``data/adult``: the two
+    gzip files, ``adult.names`` and a README with attribution, licence CC BY 4.0, and sha256)."""
+    from importlib import resources
+
+    return Path(str(resources.files("admmcheck") / "data" / "adult"))
+
+
+def bundled_adult(drop_first: bool = False) -> Dataset:
+    """The shipped UCI Adult data (train and test files), preprocessed as :func:`load_adult`:
+    45,222 rows; no path and no network needed."""
+    return load_adult([bundled_adult_folder()], drop_first=drop_first)
+
+
 def dataset_by_name(spec: str, seed: int = 0, samples: int = 250, dim: int = 10, drop_first: bool = False) -> Dataset:
-    """Resolve a CLI dataset spec: ``synthetic``, ``breast-cancer`` or ``adult:PATH[,PATH]``
-    (``drop_first``: Adult's one-hot groups reference-coded, see :func:`load_adult`)."""
+    """Resolve a CLI dataset spec: ``synthetic``, ``breast-cancer``, ``adult`` (the shipped files)
+    or ``adult:PATH[,PATH]`` (``drop_first``: Adult's one-hot groups reference-coded, see :func:`load_adult`)."""
     if spec == "synthetic":
         return synthetic(samples=samples, dim=dim, seed=seed)
     if spec == "breast-cancer":
         return breast_cancer()
+    if spec == "adult":
+        return bundled_adult(drop_first=drop_first)
     if spec.startswith("adult:"):
         paths = [p for p in spec[len("adult:"):].split(",") if p]
         if not paths:
             raise InvalidDataset("adult: needs a path, e.g. adult:/data/adult.data,/data/adult.test")
         return load_adult(paths, drop_first=drop_first)
     raise InvalidDataset(
-        f"unknown dataset {spec!r}; use synthetic, breast-cancer or adult:PATH"
+        f"unknown dataset {spec!r}; use synthetic, breast-cancer, adult or adult:PATH"
     )

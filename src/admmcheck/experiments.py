@@ -47,6 +47,7 @@ class Curve:
     loss_range: np.ndarray
     privacy: np.ndarray
     bound_holds: bool
+    final_losses: np.ndarray  # L^l(T) of every run l, in seed order (paired across settings)
 
     def final(self) -> dict[str, object]:
         """Final L_mean(T), L_range(T), P(T) and the parameters."""
@@ -74,18 +75,71 @@ class Experiment:
         return {
             "experiment": self.name, "runs": self.runs, "iterations": self.iterations,
             "seed": self.seed, **self.description, "settings": [c.final() for c in self.curves],
+            "claim": paper_claim(self),
         }
 
 
-def loss_statistics(problem: ConsensusProblem, run: Run) -> tuple[np.ndarray, np.ndarray]:
-    """L_mean(t) and L_range(t) over the trials of ``run`` (§5.2), each of shape (T+1,)."""
-    losses = problem.average_loss(run.primal)  # (runs, T+1)
-    return losses.mean(axis=0), losses.max(axis=0) - losses.min(axis=0)
+#: What each paper says its figure shows: (claim, pairs (more accurate, less accurate) of labels
+#: compared within every panel at equal P(T)).
+CLAIMS = {
+    "madmm-fig2": "M-ADMM paper §5.2: at the same privacy bound, PP (increasing eta) is more accurate than DVP",
+    "radmm-fig2": "R-ADMM paper §V.B: at the same privacy bound, private R-ADMM is more accurate than DVP and PP",
+}
+
+
+def _claim_pairs(experiment: Experiment) -> list[tuple[Curve, Curve]]:
+    pairs = []
+    for panel in dict.fromkeys(c.panel for c in experiment.curves):
+        curves = [c for c in experiment.curves if c.panel == panel]
+        if experiment.name == "madmm-fig2":  # each PP setting is followed by the DVP matched to it
+            pairs += [(pp, dvp) for pp, dvp in zip(curves[::2], curves[1::2])]
+        else:
+            pairs += [(curves[0], other) for other in curves[1:]]
+    return pairs
+
+
+def paper_claim(experiment: Experiment, level: float = 0.05) -> dict[str, object]:
+    """Test the paper's claim about its figure (:data:`CLAIMS`) on the final losses L^l(T).
+
+    The runs of two settings share their seeds, so each comparison is a paired one: exact
+    one-sided Wilcoxon signed-rank tests (``scipy.stats.wilcoxon``) of L^l_better(T) −
+    L^l_other(T) < 0 (supports the claim) and > 0 (contradicts it), each at ``level`` divided by
+    the number of comparisons (Bonferroni, so the verdict holds at ``level`` overall).
+    Verdict: ``pass`` when every comparison supports the claim significantly, ``fail`` when one
+    contradicts it significantly, ``inconclusive`` otherwise (too few runs or a small effect).
+    """
+    from scipy import stats
+
+    pairs = _claim_pairs(experiment)
+    threshold = level / (2 * len(pairs))  # two one-sided tests per pair
+    comparisons = []
+    for better, other in pairs:
+        difference = better.final_losses - other.final_losses
+        if not np.any(difference):
+            supports = contradicts = 1.0
+        else:
+            supports = float(stats.wilcoxon(difference, alternative="less", method="exact" if len(difference) <= 50
+                                            else "approx").pvalue)
+            contradicts = float(stats.wilcoxon(difference, alternative="greater", method="exact"
+                                               if len(difference) <= 50 else "approx").pvalue)
+        comparisons.append({
+            "panel": better.panel, "claimed_better": better.label, "than": other.label,
+            "L_mean_T": [float(better.final_losses.mean()), float(other.final_losses.mean())],
+            "p_supports": supports, "p_contradicts": contradicts,
+            "outcome": "supports" if supports < threshold else ("contradicts" if contradicts < threshold
+                                                               else "undecided"),
+        })
+    outcomes = {c["outcome"] for c in comparisons}
+    verdict = "fail" if "contradicts" in outcomes else ("pass" if outcomes == {"supports"} else "inconclusive")
+    return {"claim": CLAIMS[experiment.name], "verdict": verdict, "level": level,
+            "per_test_level": threshold, "test": "paired exact one-sided Wilcoxon signed-rank on L^l(T), Bonferroni",
+            "comparisons": comparisons}
 
 
 def _curve(label: str, panel: str, problem: ConsensusProblem, run: Run, bound, parameters) -> Curve:
-    mean, spread = loss_statistics(problem, run)
-    return Curve(label, panel, run.algorithm, parameters, mean, spread, bound.curve, bound.holds)
+    losses = problem.average_loss(run.primal)  # (runs, T+1)
+    mean, spread = losses.mean(axis=0), losses.max(axis=0) - losses.min(axis=0)
+    return Curve(label, panel, run.algorithm, parameters, mean, spread, bound.curve, bound.holds, losses[:, -1])
 
 
 def madmm_fig2(
@@ -178,19 +232,20 @@ def run_experiment(name: str, problem: ConsensusProblem, network: Network, **opt
     raise InvalidConfiguration(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
 
 
+def curves_document(experiment: Experiment) -> list[dict[str, object]]:
+    """Every setting's curves as JSON-able lists: label, panel, L_mean, L_range (t = 0..T), P (t = 1..T)."""
+    return [{"label": c.label, "panel": c.panel, "L_mean": c.loss_mean.tolist(), "L_range": c.loss_range.tolist(),
+             "P": c.privacy.tolist()} for c in experiment.curves]
+
+
 def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, Path]:
     """Write ``NAME.json`` (summary and curves), ``NAME.csv`` (one row per setting and t)
     and ``NAME.png`` (L_mean with L_range bars, and P(t), per panel) into ``directory``."""
+    import matplotlib.pyplot as plt
+
     out = output_folder(directory, "--out")
     paths = {kind: out / f"{experiment.name}.{kind}" for kind in ("json", "csv", "png")}
-    document = experiment.summary() | {
-        "curves": [
-            {"label": c.label, "panel": c.panel, "L_mean": c.loss_mean.tolist(),
-             "L_range": c.loss_range.tolist(), "P": c.privacy.tolist()}
-            for c in experiment.curves
-        ]
-    }
-    write_text_atomic(paths["json"], to_json(document, indent=1))
+    write_text_atomic(paths["json"], to_json(experiment.summary() | {"curves": curves_document(experiment)}, indent=1))
     rows = io.StringIO()
     writer = csv.writer(rows)
     writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P"])
@@ -199,32 +254,36 @@ def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, 
             privacy = c.privacy[t - 1] if t > 0 else 0.0
             writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy])
     write_text_atomic(paths["csv"], rows.getvalue())
-    _plot(experiment, paths["png"])
+    figure = experiment_figure(experiment.name, curves_document(experiment))
+    write_atomic(paths["png"], lambda stream: figure.savefig(stream, format="png", dpi=110))
+    plt.close(figure)
     return paths
 
 
-def _plot(experiment: Experiment, path: Path) -> None:
+def experiment_figure(name: str, curves: Sequence[Mapping[str, object]]):
+    """The papers' figure from :func:`curves_document`: per panel, L_mean(t) with L_range(t)
+    bars above and P(t) below; returns the matplotlib figure (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = list(dict.fromkeys(c.panel for c in experiment.curves))
+    panels = list(dict.fromkeys(c["panel"] for c in curves))
     figure, axes = plt.subplots(2, len(panels), figsize=(5.5 * len(panels), 8), squeeze=False)
     for column, panel in enumerate(panels):
         accuracy, privacy = axes[0, column], axes[1, column]
-        for c in (c for c in experiment.curves if c.panel == panel):
-            t = np.arange(len(c.loss_mean))
-            line = accuracy.plot(t, c.loss_mean, label=c.label)[0]
+        for c in (c for c in curves if c["panel"] == panel):
+            mean, spread, bound = (np.asarray(c[key], float) for key in ("L_mean", "L_range", "P"))
+            t = np.arange(len(mean))
+            line = accuracy.plot(t, mean, label=c["label"])[0]
             every = max(1, len(t) // 20)
-            accuracy.errorbar(t[::every], c.loss_mean[::every], yerr=c.loss_range[::every] / 2,
+            accuracy.errorbar(t[::every], mean[::every], yerr=spread[::every] / 2,
                               fmt="none", ecolor=line.get_color(), capsize=2)
-            privacy.plot(np.arange(1, len(c.privacy) + 1), c.privacy, color=line.get_color(), label=c.label)
-        accuracy.set(title=f"{experiment.name}: accuracy, {panel}", xlabel="iteration t",
+            privacy.plot(np.arange(1, len(bound) + 1), bound, color=line.get_color(), label=c["label"])
+        accuracy.set(title=f"{name}: accuracy, {panel}", xlabel="iteration t",
                      ylabel="L_mean(t) (bars: L_range(t))")
         privacy.set(title=f"privacy bound, {panel}", xlabel="iteration t", ylabel="P(t)")
         accuracy.legend(fontsize=8)
         privacy.legend(fontsize=8)
     figure.tight_layout()
-    write_atomic(path, lambda stream: figure.savefig(stream, format="png", dpi=110))
-    plt.close(figure)
+    return figure

@@ -261,9 +261,8 @@ class ExperimentConfig(ProblemSetting):
         _require_choice("experiment", self.name, EXPERIMENTS)
 
 
-def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
-    """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
-    output_folder(out, "--out")  # fail before the work, not after it
+def experiment_of(config: ExperimentConfig) -> Experiment:
+    """Run the experiment of ``config``, its setting recorded in ``description``."""
     problem, network = build_problem(config)
     experiment = run_experiment(
         config.name, problem, network, iterations=config.iterations, runs=config.runs, seed=config.seed
@@ -272,5 +271,11 @@ def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Exper
         "dataset": config.dataset, "nodes": config.nodes, "graph": network.name,
         "samples_per_node": list(problem.sizes), "dim": problem.dim, "C": problem.C, "rho": problem.rho,
     }
-    experiment = replace(experiment, description=description)
+    return replace(experiment, description=description)
+
+
+def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
+    """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
+    output_folder(out, "--out")  # fail before the work, not after it
+    experiment = experiment_of(config)
     return experiment, save_experiment(experiment, out)

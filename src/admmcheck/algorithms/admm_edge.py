@@ -16,31 +16,40 @@ The transcript's dual is lambda_i = sum_j lambda^a_ij, the quantity of (8)-(9).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.local_solver import solve_local
+from admmcheck.local_solver import DEFAULT_TOL, solve_local
+from admmcheck.networks import Network
+from admmcheck.problems import ConsensusProblem
 from admmcheck.validation import real
 
 
-@algorithm("admm-edge")
-def run_admm_edge(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
-    """Run edge-based ADMM (4)-(7) from f(0), lambda^a = lambda^b = 0 and
-    w_ij(0) = (f_i(0) + f_j(0))/2 (the value (30) of Appendix A assigns, so that this
-    run and :func:`~admmcheck.algorithms.admm.run_admm` start from the same state)."""
-    eta = real("eta", eta)
-    context.parameters["eta"] = eta
-    problem, network = context.problem, context.network
+@dataclass(frozen=True)
+class EdgeState:
+    """The full state of (4)-(7): f (trials, N, d), and w, lambda^a, lambda^b (trials, N, N, d)."""
+
+    f: np.ndarray
+    w: np.ndarray
+    lam_a: np.ndarray
+    lam_b: np.ndarray
+    newton_steps: np.ndarray
+
+
+def edge_iterations(problem: ConsensusProblem, network: Network, f: np.ndarray, eta: float, iterations: int,
+                    tol: float = DEFAULT_TOL) -> Iterator[EdgeState]:
+    """The states after each of ``iterations`` steps of (4)-(7), started from f(0) = ``f``,
+    lambda^a = lambda^b = 0 and w_ij(0) = (f_i(0) + f_j(0))/2 (the value (30) of Appendix A
+    assigns). Exposed so that Appendix A's claims about the edge duals can be checked."""
     mask = network.adjacency.astype(bool)[None, :, :, None]  # (1, N, N, 1): j in V_i
     degree = network.degrees
-
-    f = context.start.f
     w = np.where(mask, 0.5 * (f[:, :, None, :] + f[:, None, :, :]), 0.0)
     lam_a = np.zeros_like(w)
     lam_b = np.zeros_like(w)
-    for _ in range(context.iterations):
+    for _ in range(iterations):
         # (4): the terms of L_eta in f_i are O(f_i) + sum_j lambda^a_ij^T f_i
         #      - sum_j lambda^b_ji^T f_i + eta/2 sum_j (||f_i - w_ij||^2 + ||w_ji - f_i||^2)
         w_transposed = np.swapaxes(w, 1, 2)  # [s, i, j] -> w_ji
@@ -49,7 +58,7 @@ def run_admm_edge(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
             - np.swapaxes(lam_b, 1, 2).sum(axis=2)
             - eta * (w.sum(axis=2) + w_transposed.sum(axis=2))
         )
-        solution = solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=context.tol)
+        solution = solve_local(problem, linear, 2.0 * eta * degree, start=f, tol=tol)
         f = solution.f
         f_i = f[:, :, None, :]
         f_j = f[:, None, :, :]
@@ -57,4 +66,15 @@ def run_admm_edge(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
         w = np.where(mask, (lam_a - lam_b) / (2.0 * eta) + 0.5 * (f_i + f_j), 0.0)
         lam_a = np.where(mask, lam_a + eta * (f_i - w), 0.0)  # (6)
         lam_b = np.where(mask, lam_b + eta * (w - f_j), 0.0)  # (7)
-        yield f, lam_a.sum(axis=2), solution.newton_steps
+        yield EdgeState(f, w, lam_a, lam_b, solution.newton_steps)
+
+
+@algorithm("admm-edge")
+def run_admm_edge(context: RunContext, *, eta: float = 0.5) -> Iterator[tuple]:
+    """Run edge-based ADMM (4)-(7) (:func:`edge_iterations`) from f(0), so that this run and
+    :func:`~admmcheck.algorithms.admm.run_admm` start from the same state."""
+    eta = real("eta", eta)
+    context.parameters["eta"] = eta
+    for state in edge_iterations(context.problem, context.network, context.start.f, eta, context.iterations,
+                                 context.tol):
+        yield state.f, state.lam_a.sum(axis=2), state.newton_steps

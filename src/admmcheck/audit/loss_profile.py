@@ -22,6 +22,7 @@ from scipy import stats
 from admmcheck.errors import InvalidConfiguration
 
 QUANTILE_LEVELS = (0.5, 0.9, 0.99, 0.999)
+HISTOGRAM_BINS = 40  # bins of the finite losses in ``as_dict()["histogram"]``
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,9 @@ class LossDistribution:
     epsilons: tuple[float, ...]
     delta: tuple[float, ...]
     delta_interval: tuple[tuple[float, float], ...]
+    histogram_edges: tuple[float, ...] = ()
+    histogram_counts: tuple[int, ...] = ()
+    infinite: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -48,6 +52,8 @@ class LossDistribution:
                           for level, (v, lo, hi) in self.quantiles.items()},
             "privacy_profile": [{"epsilon": e, "delta": d, "interval": list(i)}
                                 for e, d, i in zip(self.epsilons, self.delta, self.delta_interval)],
+            "histogram": {"edges": list(self.histogram_edges), "counts": list(self.histogram_counts),
+                          "infinite": self.infinite},
         }
 
 
@@ -106,7 +112,11 @@ def loss_distribution(losses: np.ndarray, confidence: float = 0.95, epsilons=Non
         value, lo, hi = _mean_interval(row, confidence)
         deltas.append(value)
         intervals.append((max(lo, 0.0), min(hi, 1.0)))
+    finite = losses[np.isfinite(losses)]
+    counts, edges = np.histogram(finite, bins=HISTOGRAM_BINS) if finite.size else (np.zeros(0, int), np.zeros(0))
     return LossDistribution(
+        histogram_edges=tuple(float(e) for e in edges), histogram_counts=tuple(int(c) for c in counts),
+        infinite=int(losses.size - finite.size),
         samples=int(losses.size), confidence=confidence, mean=mean, mean_interval=(low, high),
         maximum=float(ordered[-1]), argmax=int(np.argmax(losses)),
         quantiles={level: quantile_interval(ordered, level, confidence) for level in QUANTILE_LEVELS},

@@ -36,16 +36,18 @@ class Profile:
     white_samples: int
     attack_trials: int
     dpsda_rounds: int
+    experiment_iterations: int
+    experiment_runs: int
     workers: int | None = None
 
 
 PROFILES = {
     "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=20,
-                     dpsda_rounds=100),
+                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5),
     "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
-                     dpsda_rounds=500),
+                     dpsda_rounds=500, experiment_iterations=100, experiment_runs=10),
     "full": Profile("full", iterations=1000, audit_samples=200_000, white_samples=20_000, attack_trials=200,
-                    dpsda_rounds=500),
+                    dpsda_rounds=500, experiment_iterations=300, experiment_runs=30),
 }
 
 CONVERGENCE_COMMANDS = {
@@ -101,6 +103,8 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
     _dpsda(report, profile, seed)
     say("KKT attack")
     _attack(report, profile, seed)
+    say("the papers' accuracy/privacy experiments")
+    _experiments(report, profile, seed)
     return report
 
 
@@ -128,7 +132,8 @@ def _convergence(report: Report, profile: Profile) -> None:
                             f"T={finding.long}; max eta {finding.max_penalty_long:.1e}",
                 "command": "admmcheck verify"})
     report.figures["convergence"] = {"kind": "bars", "title": "final relative gap / iterate difference",
-                                     "threshold": GAP_TOLERANCE, "series": curves}
+                                     "threshold": GAP_TOLERANCE, "series": curves,
+                                     "algorithms": ["admm", "madmm", "radmm", "admm-edge"]}
     _convergence_curves(report, profile)
 
 
@@ -148,14 +153,14 @@ def _convergence_curves(report: Report, profile: Profile) -> None:
         series[name] = [max(abs(float(g)), 1e-17) for g in result.objective_gap[0]]
     report.figures["convergence_curves"] = {"kind": "curves", "log": True, "xlabel": "iteration t",
                                             "title": f"|relative objective gap| vs CVXPY ({case.name})",
-                                            "series": series}
+                                            "series": series, "algorithms": ["admm", "madmm", "radmm"]}
 
 
 def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
     from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
 
-    bars, profiles = {}, {}
+    bars, profiles, histograms = {}, {}, {}
     for name in ("pp", "dvp", "radmm"):
         config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.audit_samples, seed=seed,
                                       workers=profile.workers)
@@ -173,11 +178,16 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
                                                        WhiteBoxConfig))
         black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit))
         profiles[name] = white.details["privacy_profile"]
+        histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
                       "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
     report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy loss: claim, white box, black box",
-                                 "series": bars}
-    report.figures["privacy_profile"] = {
+                                 "series": bars, "algorithms": list(bars)}
+    report.figures["privacy_loss"] = {"kind": "histograms", "xlabel": "privacy loss L(o)",
+                                      "title": "privacy-loss distribution of the sampled transcripts under D "
+                                               "(dotted: the theorem's beta)",
+                                      "series": histograms, "algorithms": list(histograms)}
+    report.figures["privacy_profile"] = {"algorithms": list(profiles),
         "kind": "xy", "log": True, "xlabel": "epsilon", "ylabel": "delta(epsilon)",
         "title": "privacy profile delta(epsilon) = E_D[(1 - exp(epsilon - L))+] of the sampled transcripts",
         "series": {name: {"x": [p["epsilon"] for p in points], "y": [max(p["delta"], 1e-12) for p in points]}
@@ -192,6 +202,7 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                    f"admmcheck audit {name} --white-box --search --samples {profile.white_samples} --seed {seed} --json",
                    float(white["ratio"]), {"max_loss": white["max_loss"], "mean_loss": white["mean_loss"],
                                            "privacy_profile": white["privacy_profile"],
+                                           "histogram": white["histogram"],
                                            "worst_case": white["worst_case"]["value"],
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
@@ -223,8 +234,9 @@ def _conditions(report: Report) -> None:
     def gamma() -> Verdict:
         result = evaluate_conditions(ConditionsConfig(theorem="radmm", dataset="synthetic", find_gamma=True))
         interval = result.get("gamma_interval")
-        report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1",
-                                   "series": {"interval": interval}}
+        report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1 "
+                                   "(ring:5, synthetic, eta = 1/2)", "series": {"interval": interval},
+                                   "algorithms": ["radmm"]}
         found = result["status"] == "pass" and interval is not None
         return Verdict("radmm", "certified minimal gamma (Thm III.1 at eta = 1/2)",
                        "pass" if found else ("fail" if result["status"] == "fail" else "inconclusive"),
@@ -313,7 +325,8 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
                        f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} --seed {seed} --json",
                        float(white["worst_case"]))
     _timed(report, audit)
-    report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets}
+    report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets,
+                               "algorithms": ["dpsda-c", "dpsda-ps"]}
 
 
 def _attack(report: Report, profile: Profile, seed: int) -> None:
@@ -323,7 +336,8 @@ def _attack(report: Report, profile: Profile, seed: int) -> None:
         public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
         private = run_attack(AttackConfig(public_eta=False, trials=profile.attack_trials, seed=seed))
         report.figures["kkt_attack"] = {"kind": "curves", "title": "KKT attack: |cos| against t",
-                                        "series": {"public eta": public["cosine"], "private eta": private["cosine"]}}
+                                        "series": {"public eta": public["cosine"], "private eta": private["cosine"]},
+                                        "algorithms": ["pp"]}
         works = public["final_cosine"] >= 0.9 and private["final_cosine"] < public["final_cosine"]
         return Verdict("pp", "App. E attack: public eta leaks the record, private eta less",
                        "pass" if works else "fail",
@@ -331,3 +345,44 @@ def _attack(report: Report, profile: Profile, seed: int) -> None:
                        f"admmcheck attack kkt --public-eta --trials {profile.attack_trials} --seed {seed} --json and "
                        f"--private-eta", public["final_cosine"])
     _timed(report, make)
+
+
+EXPERIMENT_ALGORITHM = {"madmm-fig2": "pp", "radmm-fig2": "radmm"}
+
+
+def _experiments(report: Report, profile: Profile, seed: int) -> None:
+    """The papers' accuracy/privacy figures on their default setting (breast-cancer, ring:5) with
+    each paper's claim about its figure tested (:func:`admmcheck.experiments.paper_claim`)."""
+    from admmcheck.experiments import EXPERIMENTS, curves_document
+    from admmcheck.jobs import ExperimentConfig, experiment_of
+
+    for name in EXPERIMENTS:
+        def make(name=name) -> Verdict:
+            config = ExperimentConfig(name=name, iterations=profile.experiment_iterations,
+                                      runs=profile.experiment_runs, seed=seed)
+            experiment = experiment_of(config)
+            claim = experiment.summary()["claim"]
+            algorithm = EXPERIMENT_ALGORITHM[name]
+            report.figures[f"experiment_{name}"] = {
+                "kind": "experiment", "experiment": name, "curves": curves_document(experiment),
+                "title": f"{name} ({config.dataset}, {experiment.description['graph']}, {config.runs} runs): L_mean(t) with L_range(t) "
+                         "bars, and the privacy bound P(t)", "algorithms": [algorithm]}
+            comparisons = claim["comparisons"]
+            figure = "; ".join(f"{c['panel']}: {c['L_mean_T'][0]:.3f} vs {c['L_mean_T'][1]:.3f} ({c['outcome']})"
+                               for c in comparisons)
+            if claim["verdict"] == "fail":
+                report.findings.append({
+                    "algorithm": algorithm, "title": f"{name}: the paper's claim is contradicted",
+                    "evidence": claim["claim"] + ". " + "; ".join(
+                        f"{c['claimed_better']} vs {c['than']} ({c['panel']}): L_mean(T) {c['L_mean_T'][0]:.4f} vs "
+                        f"{c['L_mean_T'][1]:.4f}, p = {c['p_contradicts']:.2g}" for c in comparisons
+                        if c["outcome"] == "contradicts"),
+                    "command": _experiment_command(name, config)})
+            return Verdict(algorithm, f"{name}: {claim['claim']}", claim["verdict"], figure,
+                           _experiment_command(name, config), None, {"claim": claim})
+        _timed(report, make)
+
+
+def _experiment_command(name: str, config) -> str:
+    return (f"admmcheck experiment {name} --iterations {config.iterations} --runs {config.runs} --seed {config.seed} "
+            "--json (field claim)")

@@ -12,6 +12,7 @@ import io
 from pathlib import Path
 
 import jinja2
+import numpy as np
 
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.report.model import Report
@@ -28,6 +29,7 @@ th { background: #f3f3f3; }
 .not-applicable { background: #eee; } .inconclusive { background: #fff6c8; }
 code { font-size: 0.85em; word-break: break-all; }
 .summary span { display: inline-block; margin-right: 1.2em; padding: 0.2em 0.6em; border-radius: 4px; }
+h3 { font-size: 1em; margin-top: 1.2em; } .see-also { font-size: 0.9em; color: #555; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 .finding { border-left: 4px solid #c44e52; padding: 0.3em 0.8em; margin: 0.8em 0; background: #fdf3f3; }
 </style></head><body>
@@ -36,20 +38,26 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <p class="summary">{% for name, n in report.counts().items() %}<span class="{{ name }}">{{ name }}: {{ n }}</span>{% endfor %}</p>
 <h2 id="verdicts">Verdicts</h2>
 <table><tr><th>algorithm</th><th>check</th><th>verdict</th><th>key figure</th><th>reproduce with</th></tr>
-{% for v in report.verdicts %}<tr class="{{ v.verdict }}"><td>{{ v.algorithm }}</td><td>{{ v.check }}</td>
-<td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>
+{% for v in report.verdicts %}<tr class="{{ v.verdict }}"><td><a href="#algorithm-{{ v.algorithm }}">{{ v.algorithm }}</a></td>
+<td>{{ v.check }}</td><td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>
 {% endfor %}</table>
-{% if report.findings %}<h2 id="findings">Findings</h2>
-{% for f in report.findings %}<div class="finding"><b>{{ f.algorithm }}: {{ f.title }}</b><br>{{ f.evidence }}<br>
-<code>{{ f.command }}</code></div>{% endfor %}{% endif %}
-<h2 id="figures">Figures</h2>
-{% for name, image in images.items() %}<figure id="figure-{{ name }}"><img alt="{{ name }}" src="data:image/png;base64,{{ image }}">
-<figcaption>{{ report.figures[name].title }}</figcaption></figure>{% endfor %}
+{% macro figure(name) %}{% set spec = report.figures[name] %}{% if name in tables %}
+<h3 id="figure-{{ name }}">{{ spec.title }}</h3><table>{% for key, value in tables[name] %}
+<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>
+{% elif name in images %}<figure id="figure-{{ name }}"><img alt="{{ spec.title }}" src="data:image/png;base64,{{ images[name] }}">
+<figcaption>{{ spec.title }}</figcaption></figure>{% endif %}{% endmacro %}
 {% for algorithm in report.algorithms %}<h2 id="algorithm-{{ algorithm }}" class="algorithm">{{ algorithm }}</h2>
 <table><tr><th>check</th><th>verdict</th><th>key figure</th><th>reproduce with</th></tr>
 {% for v in report.verdicts if v.algorithm == algorithm %}<tr class="{{ v.verdict }}"><td>{{ v.check }}</td>
 <td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>{% endfor %}</table>
-{% endfor %}
+{% for f in report.findings if f.algorithm == algorithm %}<div class="finding"><b>Finding: {{ f.title }}</b><br>{{ f.evidence }}<br>
+<code>{{ f.command }}</code></div>{% endfor %}
+{% for name in placement.get(algorithm, []) %}{{ figure(name) }}{% endfor %}
+{% for name, home in shared.get(algorithm, []) %}<p class="see-also">Also about {{ algorithm }}: <a href="#figure-{{ name }}">{{ report.figures[name].title }}</a> (in the {{ home }} section).</p>
+{% endfor %}{% endfor %}
+{% if orphan_findings or orphan_figures %}<h2 id="other">Other findings and figures</h2>
+{% for f in orphan_findings %}<div class="finding"><b>{{ f.algorithm }}: {{ f.title }}</b><br>{{ f.evidence }}<br>
+<code>{{ f.command }}</code></div>{% endfor %}{% for name in orphan_figures %}{{ figure(name) }}{% endfor %}{% endif %}
 <h2 id="reproducibility">Reproducibility</h2>
 <table>{% for key, value in report.reproducibility.items() %}<tr><th>{{ key }}</th><td><code>{{ value }}</code></td></tr>
 {% endfor %}<tr><th>wall time (s)</th><td>{{ "%.1f"|format(total_seconds) }}</td></tr></table>
@@ -58,6 +66,10 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 
 
 def _figure(name: str, spec: dict):
+    if spec["kind"] == "experiment":
+        from admmcheck.experiments import experiment_figure
+
+        return experiment_figure(spec["experiment"], spec["curves"])
     import matplotlib
 
     matplotlib.use("Agg")
@@ -98,12 +110,54 @@ def _figure(name: str, spec: dict):
         if spec.get("log"):
             axis.set_yscale("log")
         axis.legend(fontsize=8)
+    elif spec["kind"] == "histograms":
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        for k, (label, histogram) in enumerate(spec["series"].items()):
+            colour, style = colours[k % len(colours)], ("-", "--", "-.")[k % 3]  # equal laws stay visible
+            edges, counts = np.asarray(histogram["edges"], float), np.asarray(histogram["counts"], float)
+            if counts.size:
+                density = counts / (counts.sum() * np.diff(edges))
+                infinite = f", {histogram['infinite']} infinite" if histogram["infinite"] else ""
+                axis.stairs(density, edges, color=colour, ls=style, lw=2.2 - 0.5 * (k % 3), label=f"{label}{infinite}")
+            axis.axvline(histogram["beta"], color=colour, ls=":")
+        axis.set(xlabel=spec.get("xlabel", "x"), ylabel="density")
+        axis.set_yscale("log")
+        axis.legend(fontsize=8)
     else:
         plt.close(figure)
         return None
     axis.set_title(spec["title"])
     figure.tight_layout()
     return figure
+
+
+def _placement(report: Report) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], list[str]]:
+    """Each figure is drawn in the section of the first algorithm it names that has verdicts, and
+    linked from the others; figures naming none of them go to the closing section."""
+    known = report.algorithms
+    placement: dict[str, list[str]] = {}
+    shared: dict[str, list[tuple[str, str]]] = {}
+    orphans = []
+    for name, spec in report.figures.items():
+        owners = [a for a in spec.get("algorithms", []) if a in known]
+        if not owners:
+            orphans.append(name)
+            continue
+        placement.setdefault(owners[0], []).append(name)
+        for other in owners[1:]:
+            shared.setdefault(other, []).append((name, owners[0]))
+    return placement, shared, orphans
+
+
+def _table_rows(series: dict) -> list[tuple[str, str]]:
+    """A ``table`` figure's rows: one per series key, nested values as ``key = value`` pairs."""
+    def text(value) -> str:
+        if isinstance(value, dict):
+            return "; ".join(f"{k} = {text(v)}" for k, v in value.items())
+        if isinstance(value, float):
+            return f"{value:.6g}"
+        return "none" if value is None else str(value)
+    return [(str(key), text(value)) for key, value in series.items()]
 
 
 def render(report: Report, out: str | Path) -> dict[str, Path]:
@@ -124,8 +178,13 @@ def render(report: Report, out: str | Path) -> dict[str, Path]:
         import matplotlib.pyplot as plt
 
         plt.close(figure)
+    tables = {name: _table_rows(spec["series"]) for name, spec in report.figures.items() if spec["kind"] == "table"}
+    placement, shared, orphan_figures = _placement(report)
+    known = set(report.algorithms)
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    html = environment.from_string(TEMPLATE).render(report=report, images=images,
-                                                    total_seconds=sum(report.timings_s.values()))
+    html = environment.from_string(TEMPLATE).render(
+        report=report, images=images, tables=tables, placement=placement, shared=shared,
+        orphan_figures=orphan_figures, orphan_findings=[f for f in report.findings if f["algorithm"] not in known],
+        total_seconds=sum(report.timings_s.values()))
     paths["html"] = write_text_atomic(folder / "report.html", html)
     return paths
