@@ -162,3 +162,15 @@ def test_problem_is_immutable():
     problem = _problem()
     with pytest.raises(ValueError):
         problem.features[0][0, 0] = 1.0
+
+
+def test_fused_logistic_value_and_derivatives_match_scipy_special_everywhere():
+    from scipy.special import expit, log_expit
+
+    from admmcheck.problems.consensus import LogisticLoss
+
+    z = np.concatenate([np.linspace(-750, 750, 3001), [-1e-300, 0.0, 1e-300, 37.0, -37.0]])
+    value, first, second = LogisticLoss.value_and_derivatives(z)
+    np.testing.assert_allclose(value, -log_expit(z), rtol=1e-15, atol=0)
+    np.testing.assert_allclose(first, -expit(-z), rtol=1e-15, atol=1e-300)  # subnormal tails
+    np.testing.assert_allclose(second, expit(z) * expit(-z), rtol=1e-14, atol=1e-300)

@@ -231,7 +231,10 @@ def _parser() -> argparse.ArgumentParser:
             f"{reference.audit_samples})", type=int, dest="audit_samples")
     _option(audit, "--confidence", plain_audit.confidence, "confidence of the lower bound", type=_NUMBER)
     _option(audit, "--seed", plain_audit.seed, "seed of every sample (REFERENCE: also of the data)", type=int)
-    _option(audit, "--workers", None, "worker processes (default: every core)", type=int)
+    _option(audit, "--workers", None, "worker processes (default: every core; with --scheduler, the cluster's "
+            "threads)", type=int)
+    _option(audit, "--scheduler", None, "draw the blocks on the Dask cluster at this address (tcp://HOST:8786); "
+            'needs pip install "admmcheck[dask]"')
     _option(audit, "--timeout", plain_audit.timeout, "seconds one mechanism call may take", type=_NUMBER)
     _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
             type=_NUMBER)

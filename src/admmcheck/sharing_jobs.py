@@ -191,6 +191,7 @@ class SharingAuditConfig:
     workers: int | None = None
     timeout: float = 60.0
     white_box: bool = False
+    scheduler: str | None = None
 
     FLAG_NAMES = {"audit_samples": "--samples", "neighbours": "--neighbour-kind", "samples": "--rows",
                   "delta_prime": "--delta-prime"}
@@ -220,7 +221,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     result = audit(Source(obj=mechanism), Source(obj=[pair]),
                    PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
                    samples=config.audit_samples, confidence=config.confidence, seed=config.seed,
-                   workers=config.workers, timeout=config.timeout, progress=progress)
+                   workers=config.workers, timeout=config.timeout, progress=progress, scheduler=config.scheduler)
     summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": f"party 0, row 0: {config.neighbours}",
                                   "claim_used": "the smaller of Corollary 1 and basic composition"}
     if config.white_box:

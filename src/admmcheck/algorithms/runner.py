@@ -15,7 +15,8 @@ and :func:`algorithm` makes of it the public function
               initial=None, init_scale=1.0, tol=DEFAULT_TOL, reference=None) -> Run
 
 which validates the shared arguments, draws f(0) (:class:`~admmcheck.runs.Recorder`), records
-every yielded iterate and returns the one :class:`~admmcheck.runs.Run` type. The generated
+every yielded iterate and returns the one :class:`~admmcheck.runs.Run` type. The updates run
+with one BLAS thread (:func:`one_blas_thread`). The generated
 signature is a real one (``inspect.signature`` and ``help`` show every keyword).
 """
 
@@ -35,6 +36,18 @@ from admmcheck.oracle import Optimum
 from admmcheck.runs import Recorder, Run, Seeds, Start
 
 Step = tuple  # (f, lam) or (f, lam, newton_steps)
+
+
+def one_blas_thread():
+    """Context limiting BLAS to one thread (``threadpoolctl``), restored on exit.
+
+    The updates are many small batched products (d x d Hessians, (K, d) @ (d, B) margins), where
+    BLAS threads cost more than they give: measured 1.3-3.5x slower with two threads on 10^4 PP
+    trials, and 29 s against 8.6 s for an Adult-sized M-ADMM run (issue 19). Parallelism comes
+    from independent trial blocks in separate processes instead (:mod:`admmcheck.parallel`)."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass
@@ -94,10 +107,11 @@ def algorithm(name: str, *, peers: bool = True, zero_start: bool = False,
                                 None if dual_dim is None else dual_dim(problem))
             context = RunContext(problem, network, iterations, recorder.start, tol)
             t = 0
-            for t, step in enumerate(updates(context, **parameters), start=1):
-                if t > iterations:
-                    break
-                recorder.record(t, *step)
+            with one_blas_thread():
+                for t, step in enumerate(updates(context, **parameters), start=1):
+                    if t > iterations:
+                        break
+                    recorder.record(t, *step)
             if t != iterations:
                 raise InvalidConfiguration(f"{name} produced {t} iterates for T = {iterations}")  # a bug, not input
             return recorder.finish(name, context.parameters | {"iterations": iterations, "tol": tol}, reference,

@@ -117,15 +117,20 @@ def audit(
     max_time: float | None = None,
     checkpoint: str | None = None,
     progress: bool = False,
+    scheduler: str | None = None,
 ) -> AuditResult:
-    """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``samples`` draws per side."""
+    """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``samples`` draws per side.
+
+    Blocks are drawn on ``workers`` local processes (default: every core), or as tasks of the
+    Dask cluster whose scheduler is at ``scheduler`` (:mod:`admmcheck.audit.dask_executor`;
+    ``workers`` then defaults to the cluster's threads); either gives the same samples."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 200:
         raise InvalidConfiguration(f"--samples {samples!r} must be an integer >= 200 (per side)")
     if not 0.5 <= confidence < 1:
         raise InvalidConfiguration(f"--confidence {confidence!r} must lie in [0.5, 1)")
     started = time.perf_counter()
     budget = Budget(max_time, progress)
-    with Sampler(mechanism, neighbours, seed, workers, timeout) as sampler:
+    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler) as sampler:
         layout = sampler.probe()
         k = layout.size
         block_size = max(50, min(10_000, 2_000_000 // max(1, k)))

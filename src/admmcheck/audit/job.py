@@ -43,6 +43,7 @@ class AuditConfig:
     timeout: float = 10.0
     max_time: float | None = None
     checkpoint: str | None = None
+    scheduler: str | None = None
 
     def __post_init__(self) -> None:
         for flag, value in (("--mechanism", self.mechanism), ("--neighbors", self.neighbors)):
@@ -60,7 +61,7 @@ def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
     return audit(Source(spec=config.mechanism), Source(spec=config.neighbors),
                  PrivacyClaim(config.epsilon, config.delta), samples=config.samples, confidence=config.confidence,
                  seed=config.seed, workers=config.workers, timeout=config.timeout, max_time=config.max_time,
-                 checkpoint=config.checkpoint, progress=progress)
+                 checkpoint=config.checkpoint, progress=progress, scheduler=config.scheduler)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class ReferenceAuditConfig(ProblemSetting):
     timeout: float = 60.0
     max_time: float | None = None
     checkpoint: str | None = None
+    scheduler: str | None = None
 
     ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
         "theta": ("mechanism", ("pp", "dvp")),
@@ -141,7 +143,8 @@ def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) ->
     claim, bound, mechanism, pairs = reference_claim(config)
     result = audit(Source(obj=mechanism), Source(obj=pairs), claim, samples=config.audit_samples,
                    confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
-                   max_time=config.max_time, checkpoint=config.checkpoint, progress=progress)
+                   max_time=config.max_time, checkpoint=config.checkpoint, progress=progress,
+                   scheduler=config.scheduler)
     return result, bound
 
 

@@ -221,16 +221,22 @@ class Sampler:
     pickles, so nothing a mechanism does in a worker can run code in the main process."""
 
     def __init__(self, mechanism: Source, neighbours: Source, seed: int, workers: int | None = None,
-                 timeout: float = 10.0) -> None:
+                 timeout: float = 10.0, scheduler: str | None = None) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InvalidConfiguration(f"--seed {seed!r} must be a non-negative integer")
         if not (math.isfinite(timeout) and timeout > 0):
             raise InvalidConfiguration(f"--timeout {timeout!r} must be a positive number of seconds")
-        count = workers or os.cpu_count() or 1
-        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
             raise InvalidConfiguration(f"--workers {workers!r} must be a positive integer")
         self.mechanism, self.neighbours, self.seed, self.timeout = mechanism, neighbours, seed, float(timeout)
-        self.workers = [WorkerProcess() for _ in range(count)]
+        self._client = None
+        if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.dask_executor)
+            from admmcheck.audit.dask_executor import DaskWorker, cluster_slots, connect
+
+            self._client = connect(scheduler)
+            self.workers = [DaskWorker(self._client) for _ in range(workers or cluster_slots(self._client))]
+        else:
+            self.workers = [WorkerProcess() for _ in range(workers or os.cpu_count() or 1)]
         for worker in self.workers:
             worker.send(("init", mechanism, neighbours, seed, self.timeout))
         self.layout: Layout | None = None
@@ -239,6 +245,9 @@ class Sampler:
     def close(self) -> None:
         for worker in self.workers:
             worker.kill()
+        if self._client is not None:
+            self._client.close()
+            self._client = None
 
     def __enter__(self) -> "Sampler":
         return self

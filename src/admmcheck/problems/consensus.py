@@ -63,6 +63,24 @@ class LogisticLoss:
         return s - 1.0, s * (1.0 - s)
 
     @staticmethod
+    def value_and_derivatives(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return (L(z), L'(z), L''(z)) from one exp and one log1p: with e = exp(-|z|),
+        L = log1p(e) + max(-z, 0), L' = sigma(z) - 1 (-e/(1+e) for z >= 0, -1/(1+e) below),
+        L'' = e / (1 + e)^2."""
+        e = np.abs(z)
+        np.negative(e, out=e)
+        np.exp(e, out=e)
+        value = np.log1p(e)
+        value += np.maximum(-z, 0.0)
+        inverse = e + 1.0
+        np.reciprocal(inverse, out=inverse)
+        second = e * inverse
+        first = np.where(z >= 0, second, inverse)
+        np.negative(first, out=first)
+        second *= inverse
+        return value, first, second
+
+    @staticmethod
     def second_derivative(z: np.ndarray) -> np.ndarray:
         """Return L''(z) = sigma(z) sigma(-z)."""
         s = expit(z)
@@ -248,7 +266,7 @@ class ConsensusProblem:
         return np.matmul(scale[..., None, :], self.padded.signed_features)[..., 0, :]
 
     def _data_hessian(self, curvature: np.ndarray) -> np.ndarray:
-        outer = self._sample_outer_products
+        outer = self.sample_outer_products
         if outer is None:
             x = self.padded.signed_features
             return np.matmul(np.swapaxes(x, -1, -2), curvature[..., None] * x)
@@ -261,7 +279,7 @@ class ConsensusProblem:
         return hessian.reshape(curvature.shape[:-1] + (d, d))
 
     @cached_property
-    def _sample_outer_products(self) -> np.ndarray | None:
+    def sample_outer_products(self) -> np.ndarray | None:
         """x x^T per sample, (N, B_max, d*d), when small enough to keep (else None)."""
         n, b, d = self.padded.signed_features.shape
         if n * b * d * d > OUTER_PRODUCT_LIMIT:

@@ -1,0 +1,116 @@
+"""The audit's sampling blocks on a Dask distributed cluster (``--scheduler ADDRESS``).
+
+The :class:`~admmcheck.audit.sampling.Sampler` talks to its workers through two calls,
+``send(message)`` and ``receive(timeout)``. :class:`DaskWorker` offers the same two calls for a
+cluster: each block becomes one Dask task, and that task does on the Dask worker exactly what
+the local engine does on this machine — it starts (once per Dask worker process and audit) an
+isolated ``python -m admmcheck.audit.worker`` subprocess, sends it the block, and reads the
+answer with the same per-block time allowance. So the mechanism still never runs in a Dask
+worker's own process, a hanging call is still killed by its per-call timeout, a block returns
+the same JSON header and ``.npy`` bytes, and the samples of a block are the same numbers
+whichever machine draws them: results equal the local executor's for the same seed.
+
+Requirements: ``pip install "admmcheck[dask]"`` here and on every Dask worker (the worker
+starts ``sys.executable -m admmcheck.audit.worker``), and the mechanism's source reachable from
+the workers (a module installed there, or a file at the same path). Dask moves tasks and
+results between machines with its own protocol, which trusts the cluster's workers.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import deque
+from typing import Any
+
+import numpy as np
+
+from admmcheck.errors import InvalidConfiguration, MechanismError
+
+CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
+_LOCAL = threading.local()  # on a Dask worker thread: audit key -> WorkerProcess
+
+
+def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, Any], bytes]:
+    """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess."""
+    from admmcheck.audit.sampling import WorkerProcess
+
+    mechanism, neighbours, seed, timeout = init
+    key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout)
+    workers = _LOCAL.__dict__.setdefault("workers", {})  # one subprocess per audit and Dask worker thread
+    worker = workers.get(key)
+    if worker is None:
+        worker = workers[key] = WorkerProcess()
+        worker.send(("init", *init))
+    try:
+        worker.send(message)
+        header, array = worker.receive(allowance)
+    except (TimeoutError, MechanismError) as exc:
+        worker.kill()
+        del workers[key]
+        if isinstance(exc, TimeoutError):
+            return {"status": "timeout"}, b""
+        return {"status": "error", "message": str(exc)}, b""
+    body = b""
+    if array is not None:
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        body = buffer.getvalue()
+    return header, body
+
+
+def connect(address: str):
+    """A ``distributed.Client`` for ``address`` (``tcp://host:8786``), with a clear error when the
+    optional dependency is missing or the scheduler cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise InvalidConfiguration('--scheduler needs Dask: pip install "admmcheck[dask]"') from None
+    try:
+        return Client(address, timeout=CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise InvalidConfiguration(f"--scheduler {address}: cannot reach the Dask scheduler ({exc})") from None
+
+
+def cluster_slots(client) -> int:
+    """Number of task slots (threads over all Dask workers) of the cluster."""
+    threads = client.nthreads()
+    if not threads:
+        raise InvalidConfiguration("the Dask cluster has no workers; start some with dask worker ADDRESS")
+    return int(sum(threads.values()))
+
+
+class DaskWorker:
+    """Stands in for a :class:`~admmcheck.audit.sampling.WorkerProcess`: ``send`` submits a Dask
+    task, ``receive`` returns the oldest task's answer (or raises ``TimeoutError``)."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+        self._init: tuple | None = None
+        self._pending: deque = deque()
+
+    def send(self, message: tuple) -> None:
+        if message[0] == "init":
+            self._init = tuple(message[1:])
+            return
+        timeout = self._init[3]
+        count = message[1].count if message[0] == "block" else 1
+        allowance = timeout * count + 120.0
+        self._pending.append(self._client.submit(_remote, self._init, message, allowance, pure=False))
+
+    def receive(self, timeout: float) -> tuple[dict[str, Any], np.ndarray | None]:
+        future = self._pending.popleft()
+        try:
+            header, body = future.result(timeout=timeout + 60.0)
+        except TimeoutError:
+            raise
+        except Exception as exc:  # the task itself failed on the cluster (worker lost, ...)
+            raise MechanismError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
+        if header.get("status") == "timeout":
+            raise TimeoutError
+        array = np.load(io.BytesIO(body), allow_pickle=False) if body else None
+        return header, array
+
+    def kill(self) -> None:
+        while self._pending:
+            self._pending.popleft().cancel()
