@@ -3,9 +3,13 @@
 (a) a scalar Laplace mechanism written as a plain per-call Python function, S samples per
     side (default 10^6): wall time, samples per second per worker, the epsilon lower bound;
 (b) a mechanism releasing 500 numbers per call, S' samples per side: wall time and peak
-    resident memory of the main process and of the workers.
+    resident memory of the main process and of the workers;
+(c) ``admmcheck audit pp`` (the reference PP mechanism against Theorem 4.1's beta, its default
+    setting N=3, T=5, d=2: 36 numbers per transcript), S'' transcripts per side: wall time and
+    peak memory (issue 19 (d)).
 
-    python benchmarks/audit_speed.py [--samples 1000000] [--transcripts 1000000] [--workers 2] [--out FILE]
+    python benchmarks/audit_speed.py [--samples 1000000] [--transcripts 1000000] [--pp 1000000]
+                                     [--workers 2] [--out FILE]
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--transcripts", type=int, default=1_000_000)
+    parser.add_argument("--pp", type=int, default=1_000_000, help="PP transcripts per side (0: skip)")
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--out", default=str(HERE / "out" / "audit_speed.json"),
                         help="JSON result (default: benchmarks/out/, untracked)")
@@ -66,6 +71,20 @@ def main() -> None:
         result["transcripts"] = {"samples_per_side": args.transcripts, "numbers_per_sample": 500,
                                  "seconds": vector_s, "peak_main_mib": main_mib, "peak_worker_mib": workers_mib,
                                  "epsilon_lower_bound": vector.epsilon_lower_bound}
+    if args.pp:
+        from admmcheck.audit.job import ReferenceAuditConfig, run_reference_audit
+
+        start = time.perf_counter()
+        pp, bound = run_reference_audit(ReferenceAuditConfig(mechanism="pp", audit_samples=args.pp,
+                                                             workers=args.workers))
+        pp_s = time.perf_counter() - start
+        main_mib, workers_mib = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
+        print(f"(c) admmcheck audit pp, {args.pp} transcripts per side ({pp.layout.size} numbers each): "
+              f"{pp_s:.1f} s; peak memory {main_mib:.0f} MiB (main), {workers_mib:.0f} MiB (largest worker); "
+              f"epsilon >= {pp.epsilon_lower_bound:.4f} against beta = {bound['beta']:.4f} ({pp.verdict})")
+        result["pp"] = {"samples_per_side": args.pp, "numbers_per_sample": pp.layout.size, "seconds": pp_s,
+                        "peak_main_mib": main_mib, "peak_worker_mib": workers_mib,
+                        "epsilon_lower_bound": pp.epsilon_lower_bound, "beta": bound["beta"], "verdict": pp.verdict}
     write_text_atomic(args.out, to_json(result, indent=2) + "\n")
 
 

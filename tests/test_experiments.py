@@ -87,3 +87,44 @@ def test_paper_claim_is_a_paired_wilcoxon_test_with_bonferroni(synthetic_case):
     # with 4 runs even a unanimous difference cannot reach 0.025 (min p = 1/16): honest 'inconclusive'
     short = madmm_fig2(problem, network, iterations=2, runs=4, seed=1, initial_alphas=(3.0,), growths=((1.05, 1.02),))
     assert paper_claim(_with_finals(short, [base[:4] - 1.0, base[:4]]))["verdict"] == "inconclusive"
+
+
+def test_madmm_fig1_curves_are_the_runs_they_name_and_its_claim_orders_the_gaps(synthetic_case):
+    from admmcheck.algorithms import run_madmm
+    from admmcheck.experiments import madmm_fig1, paper_claim
+
+    problem, network, optimum = synthetic_case
+    experiment = madmm_fig1(problem, network, iterations=15, runs=2, seed=3, growths=(1.0, 1.2))
+    assert [c.panel for c in experiment.curves] == ["(a) private penalties"] + ["(b) common penalty"] * 2
+    run = run_madmm(problem, network, penalty=GeometricSchedule(0.5, 1.2), theta=0.5, iterations=15,
+                    seeds=trial_seeds(3, 2), reference=optimum)
+    last = experiment.curves[-1]
+    np.testing.assert_allclose(last.objective_gap, np.abs(run.objective_gap).mean(axis=0), rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(last.loss_mean, problem.average_loss(run.primal).mean(axis=0), rtol=1e-12)
+    assert last.privacy.size == 0 and last.final()["P_T"] is None
+    claim = paper_claim(experiment)
+    assert claim["verdict"] == "pass" and len(claim["comparisons"]) == 1  # panel (b) only
+    slow_first = madmm_fig1(problem, network, iterations=15, runs=1, seed=3, growths=(1.2, 1.0))
+    assert paper_claim(slow_first)["verdict"] == "fail"  # the claim can fail: listed the wrong way round
+
+
+def test_radmm_fig1_runs_its_own_networks_and_large_experiments_default_to_100_nodes(tmp_path):
+    from admmcheck.experiments import radmm_fig1
+    from admmcheck.jobs import ExperimentConfig, build_problem, experiment_of
+
+    config = ExperimentConfig.from_flags({"name": "radmm-fig1", "dataset": "synthetic", "samples": 200, "dim": 3,
+                                          "iterations": 6, "runs": 1})
+    problem, network = build_problem(config)
+    experiment = radmm_fig1(problem, network, iterations=6, gammas=(0.2, 2.0))
+    assert [c.parameters["nodes"] for c in experiment.curves] == [5, 5, 20, 20]
+    large = ExperimentConfig.from_flags({"name": "madmm-fig4", "dataset": "synthetic", "samples": 6000, "dim": 3,
+                                         "iterations": 3, "runs": 2})
+    assert (large.nodes, large.graph) == (100, "random")
+    assert ExperimentConfig.from_flags({"name": "madmm-fig4", "nodes": 7}).nodes == 7  # a typed flag wins
+    fig4 = experiment_of(large)
+    sizes = fig4.description["samples_per_node"]
+    assert len(sizes) == 100 and min(sizes) >= 20 and max(sizes) > 2 * min(sizes) and sum(sizes) == 6000
+    assert fig4.name == "madmm-fig4" and {c.parameters["alpha1"] for c in fig4.curves if "alpha1" in c.parameters} == {3.0}
+    paths = save_experiment(experiment, tmp_path)
+    rows = list(csv.DictReader(paths["csv"].open()))
+    assert rows[0]["P"] == "" and float(rows[-1]["objective_gap"]) >= 0

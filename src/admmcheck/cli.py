@@ -4,7 +4,7 @@
     admmcheck run ALGO [--dataset synthetic|breast-cancer|adult|adult:PATH] [--nodes N] ...
     admmcheck bound pp|radmm [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] ...
     admmcheck conditions madmm|radmm --graph ring:5|FILE [--find-gamma] [--max-time S] ...
-    admmcheck experiment madmm-fig2|radmm-fig2 [--out DIR] ...
+    admmcheck experiment madmm-fig1|madmm-fig2|madmm-fig3|madmm-fig4|radmm-fig1|radmm-fig2 [--out DIR] ...
 
 ``admmcheck COMMAND --help`` lists every flag with its default. Numbers, schedules and
 rationals are read by the safe grammar of :mod:`admmcheck.formulas` (never evaluated as
@@ -290,9 +290,11 @@ def _parser() -> argparse.ArgumentParser:
     _option(attack, "--graph", plain_attack.graph, "network")
     attack.add_argument("--json", action="store_true", help="print one JSON object")
 
-    experiment = command("experiment", "rerun a paper's accuracy/privacy figure")
+    experiment = command("experiment", "rerun a paper's figure (accuracy/privacy or convergence)")
     plain_experiment = ExperimentConfig()
-    experiment.add_argument("name", choices=EXPERIMENTS, metavar="NAME", help=", ".join(EXPERIMENTS))
+    experiment.add_argument("name", choices=EXPERIMENTS, metavar="NAME", help=", ".join(EXPERIMENTS) +
+                            " (madmm-fig3/4 default to --nodes 100 --graph random; radmm-fig1 runs its own random "
+                            "networks of 5 and 20 nodes)")
     _setting_options(experiment, plain_experiment)
     _option(experiment, "--runs", plain_experiment.runs, "independent noisy runs per setting", type=int)
     experiment.add_argument("--out", default="experiments",
@@ -488,7 +490,7 @@ def _command_conditions(args: argparse.Namespace) -> int:
 
 
 def _command_experiment(args: argparse.Namespace) -> int:
-    config = config_from_flags(ExperimentConfig, _flags(args))
+    config = ExperimentConfig.from_flags(_flags(args))
     experiment, paths = execute_experiment(config, args.out)
     summary = experiment.summary() | {"files": {kind: str(path) for kind, path in paths.items()}}
     if args.json:

@@ -1,4 +1,6 @@
-"""The papers' accuracy/privacy comparisons (M-ADMM paper §5.2 Fig. 2, R-ADMM paper §V.B Fig. 2).
+"""The papers' experiments: the accuracy/privacy comparisons (M-ADMM paper §5.2 Fig. 2, and
+Fig. 3-4 on 100 nodes; R-ADMM paper §V.B Fig. 2) and the convergence figures (M-ADMM §5.1
+Fig. 1, R-ADMM §V.A Fig. 1).
 
 For each parameter setting, ``runs`` independent noisy runs (10 in both papers) give
 
@@ -8,7 +10,9 @@ For each parameter setting, ``runs`` independent noisy runs (10 in both papers) 
     P(t)         the paper's privacy-loss bound up to t (Thm 4.1 / Thm IV.1 curve)
 
 Settings that are compared are tuned to the same final bound P(T), so accuracy can be read
-at equal claimed privacy. :func:`save_experiment` writes JSON, CSV and a figure.
+at equal claimed privacy. The convergence figures are noiseless (no P(t)) and also record the
+relative objective gap to the CVXPY optimum. :func:`save_experiment` writes JSON, CSV and a
+figure.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from admmcheck.algorithms.madmm import run_madmm
 from admmcheck.algorithms.pp import run_dvp, run_pp
+from admmcheck.algorithms.radmm import run_radmm
 from admmcheck.algorithms.private_radmm import run_private_radmm
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
@@ -32,7 +38,10 @@ from admmcheck.runs import Run, trial_seeds
 from admmcheck.schedules import GeometricSchedule
 from admmcheck.validation import positive_int
 
-EXPERIMENTS = ("madmm-fig2", "radmm-fig2")
+EXPERIMENTS = ("madmm-fig1", "madmm-fig2", "madmm-fig3", "madmm-fig4", "radmm-fig1", "radmm-fig2")
+#: The large-network experiments: madmm-fig2's comparison at alpha(1) = 3 on 100 nodes of a random
+#: graph, the data spread evenly (Fig. 3) or unevenly (Fig. 4).
+LARGE_NETWORK = {"madmm-fig3": "even", "madmm-fig4": "uneven"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,17 +54,19 @@ class Curve:
     parameters: Mapping[str, float]
     loss_mean: np.ndarray
     loss_range: np.ndarray
-    privacy: np.ndarray
-    bound_holds: bool
+    privacy: np.ndarray  # empty for the noiseless convergence figures
+    bound_holds: bool | None
     final_losses: np.ndarray  # L^l(T) of every run l, in seed order (paired across settings)
+    objective_gap: np.ndarray | None = None  # mean |relative objective gap| over the runs, t = 0..T
 
     def final(self) -> dict[str, object]:
         """Final L_mean(T), L_range(T), P(T) and the parameters."""
         return {
             "label": self.label, "panel": self.panel, "mechanism": self.mechanism,
             "parameters": dict(self.parameters), "L_mean_T": float(self.loss_mean[-1]),
-            "L_range_T": float(self.loss_range[-1]), "P_T": float(self.privacy[-1]),
-            "bound_holds": self.bound_holds,
+            "L_range_T": float(self.loss_range[-1]),
+            "P_T": float(self.privacy[-1]) if self.privacy.size else None, "bound_holds": self.bound_holds,
+            **({"objective_gap_T": float(self.objective_gap[-1])} if self.objective_gap is not None else {}),
         }
 
 
@@ -82,16 +93,25 @@ class Experiment:
 #: What each paper says its figure shows: (claim, pairs (more accurate, less accurate) of labels
 #: compared within every panel at equal P(T)).
 CLAIMS = {
+    "madmm-fig1": "M-ADMM paper §5.1 / Thm 3.2: a faster growing common penalty eta(t) = 0.5 q1^(t-1) converges "
+                  "more slowly",
     "madmm-fig2": "M-ADMM paper §5.2: at the same privacy bound, PP (increasing eta) is more accurate than DVP",
+    "madmm-fig3": "M-ADMM paper §5.2, Fig. 3 (100 nodes, data spread evenly): at the same privacy bound, PP is more "
+                  "accurate than DVP",
+    "madmm-fig4": "M-ADMM paper §5.2, Fig. 4 (100 nodes, data spread unevenly): at the same privacy bound, PP is "
+                  "more accurate than DVP",
+    "radmm-fig1": "R-ADMM paper §V.A: a larger gamma lowers the convergence rate",
     "radmm-fig2": "R-ADMM paper §V.B: at the same privacy bound, private R-ADMM is more accurate than DVP and PP",
 }
+#: The convergence figures' claims order settings by their objective gap at T (deterministic runs).
+ORDERED_BY_GAP = {"madmm-fig1": "(b) common penalty", "radmm-fig1": None}
 
 
 def _claim_pairs(experiment: Experiment) -> list[tuple[Curve, Curve]]:
     pairs = []
     for panel in dict.fromkeys(c.panel for c in experiment.curves):
         curves = [c for c in experiment.curves if c.panel == panel]
-        if experiment.name == "madmm-fig2":  # each PP setting is followed by the DVP matched to it
+        if experiment.name != "radmm-fig2":  # each PP setting is followed by the DVP matched to it
             pairs += [(pp, dvp) for pp, dvp in zip(curves[::2], curves[1::2])]
         else:
             pairs += [(curves[0], other) for other in curves[1:]]
@@ -110,6 +130,8 @@ def paper_claim(experiment: Experiment, level: float = 0.05) -> dict[str, object
     """
     from scipy import stats
 
+    if experiment.name in ORDERED_BY_GAP:
+        return _gap_order_claim(experiment)
     pairs = _claim_pairs(experiment)
     threshold = level / (2 * len(pairs))  # two one-sided tests per pair
     comparisons = []
@@ -122,12 +144,13 @@ def paper_claim(experiment: Experiment, level: float = 0.05) -> dict[str, object
                                             else "approx").pvalue)
             contradicts = float(stats.wilcoxon(difference, alternative="greater", method="exact"
                                                if len(difference) <= 50 else "approx").pvalue)
+        outcome = "supports" if supports < threshold else ("contradicts" if contradicts < threshold else "undecided")
+        means = [float(better.final_losses.mean()), float(other.final_losses.mean())]
         comparisons.append({
-            "panel": better.panel, "claimed_better": better.label, "than": other.label,
-            "L_mean_T": [float(better.final_losses.mean()), float(other.final_losses.mean())],
-            "p_supports": supports, "p_contradicts": contradicts,
-            "outcome": "supports" if supports < threshold else ("contradicts" if contradicts < threshold
-                                                               else "undecided"),
+            "panel": better.panel, "claimed_better": better.label, "than": other.label, "L_mean_T": means,
+            "p_supports": supports, "p_contradicts": contradicts, "outcome": outcome,
+            "summary": f"{better.panel}: {better.label} L_mean(T) {means[0]:.4f} vs {other.label} {means[1]:.4f} "
+                       f"(p = {supports:.2g} for, {contradicts:.2g} against: {outcome})",
         })
     outcomes = {c["outcome"] for c in comparisons}
     verdict = "fail" if "contradicts" in outcomes else ("pass" if outcomes == {"supports"} else "inconclusive")
@@ -137,8 +160,13 @@ def paper_claim(experiment: Experiment, level: float = 0.05) -> dict[str, object
 
 
 def _curve(label: str, panel: str, problem: ConsensusProblem, run: Run, bound, parameters) -> Curve:
+    """A setting's curves; ``bound`` None for a noiseless run, which records the objective gap
+    instead (``run`` then carries its CVXPY reference)."""
     losses = problem.average_loss(run.primal)  # (runs, T+1)
     mean, spread = losses.mean(axis=0), losses.max(axis=0) - losses.min(axis=0)
+    if bound is None:
+        return Curve(label, panel, run.algorithm, parameters, mean, spread, np.zeros(0), None, losses[:, -1],
+                     np.abs(run.objective_gap).mean(axis=0))
     return Curve(label, panel, run.algorithm, parameters, mean, spread, bound.curve, bound.holds, losses[:, -1])
 
 
@@ -223,19 +251,126 @@ def radmm_fig2(
     return Experiment("radmm-fig2", tuple(curves), runs, iterations, seed)
 
 
+def madmm_fig1(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    iterations: int = 100,
+    runs: int = 1,
+    seed: int = 0,
+    theta: float = 0.5,
+    growths: Sequence[float] = (1.0, 1.01, 1.03, 1.1),
+) -> Experiment:
+    """M-ADMM convergence as Fig. 1 of the M-ADMM paper (§5.1), noiseless.
+
+    Panel (a): node-specific penalties eta_i(t) = eta_i(1) q_i^(t-1) with the paper's
+    eta(1) = [0.55, 0.65, 0.6, 0.55, 0.6], q = [1.01, 1.03, 1.1, 1.2, 1.02] (repeated over the
+    nodes when N != 5) and a fixed theta = 0.5 (the blue curve; the paper's non-fixed and
+    node-specific theta are not run: Algorithm 1 and Theorem 3.1 use one theta). Panel (b): a
+    common eta(t) = 0.5 q1^(t-1) for each q1 in ``growths``. Theorem 3.2 / §5.1: a faster growing
+    penalty converges more slowly (tested by :func:`paper_claim` on the objective gap at T).
+    """
+    from admmcheck.oracle import centralized_optimum
+
+    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    optimum = centralized_optimum(problem)
+    seeds = trial_seeds(seed, runs)
+    eta1, growth = (np.resize(np.array(v, float), problem.nodes) for v in ((0.55, 0.65, 0.6, 0.55, 0.6),
+                                                                          (1.01, 1.03, 1.1, 1.2, 1.02)))
+    schedule = GeometricSchedule(eta1, growth)
+    run = run_madmm(problem, network, penalty=schedule, theta=theta, iterations=iterations, seeds=seeds,
+                    reference=optimum)
+    curves = [_curve("node-specific eta_i(t) (paper §5.1)", "(a) private penalties", problem, run, None,
+                     {"theta": theta, "eta1": eta1.tolist(), "q": growth.tolist()})]
+    for q1 in growths:
+        run = run_madmm(problem, network, penalty=GeometricSchedule(0.5, q1), theta=theta, iterations=iterations,
+                        seeds=seeds, reference=optimum)
+        curves.append(_curve(f"eta(t) = 0.5 * {q1:g}^(t-1)", "(b) common penalty", problem, run, None,
+                             {"theta": theta, "eta1": 0.5, "q1": q1}))
+    return Experiment("madmm-fig1", tuple(curves), runs, iterations, seed)
+
+
+def radmm_fig1(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    iterations: int = 100,
+    runs: int = 1,
+    seed: int = 0,
+    eta: float = 0.5,
+    gammas: Sequence[float] = (0.1, 0.3, 0.5, 1.0),
+    sizes: Sequence[int] = (5, 20),
+) -> Experiment:
+    """R-ADMM convergence for several gamma at eta = 0.5 on random networks of N = 5 and N = 20
+    nodes, as Fig. 1 of the R-ADMM paper (§V.A), noiseless. The rows of ``problem`` are
+    re-partitioned evenly over each network (``network`` is not used: the figure names its own);
+    the graphs are ``random_connected(N, seed)``. §V.A: larger gamma lowers the convergence rate
+    (tested by :func:`paper_claim` on the objective gap at T)."""
+    from admmcheck.datasets import Dataset, make_problem
+    from admmcheck.networks import random_connected
+    from admmcheck.oracle import centralized_optimum
+
+    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    data = Dataset(np.vstack(problem.features), np.concatenate(problem.labels), "experiment data")
+    seeds = trial_seeds(seed, runs)
+    curves = []
+    for nodes in sizes:
+        part = make_problem(data, nodes, C=problem.C, rho=problem.rho, seed=seed)
+        graph = random_connected(nodes, seed=seed)
+        optimum = centralized_optimum(part)
+        for gamma in gammas:
+            run = run_radmm(part, graph, eta=eta, gamma=gamma, iterations=iterations, seeds=seeds, reference=optimum)
+            curves.append(_curve(f"gamma = {gamma:g}", f"N = {nodes} ({graph.name})", part, run, None,
+                                 {"eta": eta, "gamma": gamma, "nodes": nodes}))
+    return Experiment("radmm-fig1", tuple(curves), runs, iterations, seed)
+
+
 def run_experiment(name: str, problem: ConsensusProblem, network: Network, **options) -> Experiment:
-    """Run the experiment called ``name`` (one of :data:`EXPERIMENTS`)."""
+    """Run the experiment called ``name`` (one of :data:`EXPERIMENTS`); madmm-fig3 and madmm-fig4
+    are madmm-fig2 at alpha(1) = 3 on the (100-node) ``problem`` and ``network`` given."""
+    from dataclasses import replace
+
+    if name == "madmm-fig1":
+        return madmm_fig1(problem, network, **options)
     if name == "madmm-fig2":
         return madmm_fig2(problem, network, **options)
+    if name in LARGE_NETWORK:
+        return replace(madmm_fig2(problem, network, initial_alphas=(3.0,), **options), name=name)
+    if name == "radmm-fig1":
+        return radmm_fig1(problem, network, **options)
     if name == "radmm-fig2":
         return radmm_fig2(problem, network, **options)
     raise InvalidConfiguration(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
 
 
+def _gap_order_claim(experiment: Experiment) -> dict[str, object]:
+    """The convergence figures' claim: within each panel, in the order the settings are listed
+    (growing q1 or gamma), the objective gap at T does not decrease. Noiseless runs from the same
+    f(0), so the comparison is exact; differences below 1e-12 (both converged) count as ties."""
+    wanted = ORDERED_BY_GAP[experiment.name]
+    comparisons = []
+    for panel in dict.fromkeys(c.panel for c in experiment.curves):
+        if wanted is not None and panel != wanted:
+            continue
+        curves = [c for c in experiment.curves if c.panel == panel]
+        for faster, slower in zip(curves, curves[1:]):
+            a, b = float(faster.objective_gap[-1]), float(slower.objective_gap[-1])
+            outcome = "supports" if a <= b or max(a, b) < 1e-12 else "contradicts"
+            comparisons.append({"panel": panel, "claimed_faster": faster.label, "than": slower.label,
+                                "objective_gap_T": [a, b], "outcome": outcome,
+                                "summary": f"{panel}: {faster.label} gap {a:.2e} vs {slower.label} {b:.2e} ({outcome})"})
+    verdict = "pass" if all(c["outcome"] == "supports" for c in comparisons) else "fail"
+    return {"claim": CLAIMS[experiment.name], "verdict": verdict,
+            "test": "objective gap at T nondecreasing along the listed settings (deterministic runs)",
+            "comparisons": comparisons}
+
+
 def curves_document(experiment: Experiment) -> list[dict[str, object]]:
     """Every setting's curves as JSON-able lists: label, panel, L_mean, L_range (t = 0..T), P (t = 1..T)."""
     return [{"label": c.label, "panel": c.panel, "L_mean": c.loss_mean.tolist(), "L_range": c.loss_range.tolist(),
-             "P": c.privacy.tolist()} for c in experiment.curves]
+             "P": c.privacy.tolist(),
+             **({"objective_gap": c.objective_gap.tolist()} if c.objective_gap is not None else {})}
+            for c in experiment.curves]
 
 
 def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, Path]:
@@ -248,11 +383,12 @@ def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, 
     write_text_atomic(paths["json"], to_json(experiment.summary() | {"curves": curves_document(experiment)}, indent=1))
     rows = io.StringIO()
     writer = csv.writer(rows)
-    writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P"])
+    writer.writerow(["panel", "setting", "t", "L_mean", "L_range", "P", "objective_gap"])
     for c in experiment.curves:
         for t in range(len(c.loss_mean)):
-            privacy = c.privacy[t - 1] if t > 0 else 0.0
-            writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy])
+            privacy = (c.privacy[t - 1] if t > 0 else 0.0) if c.privacy.size else ""
+            gap = c.objective_gap[t] if c.objective_gap is not None else ""
+            writer.writerow([c.panel, c.label, t, c.loss_mean[t], c.loss_range[t], privacy, gap])
     write_text_atomic(paths["csv"], rows.getvalue())
     figure = experiment_figure(experiment.name, curves_document(experiment))
     write_atomic(paths["png"], lambda stream: figure.savefig(stream, format="png", dpi=110))
@@ -279,10 +415,17 @@ def experiment_figure(name: str, curves: Sequence[Mapping[str, object]]):
             every = max(1, len(t) // 20)
             accuracy.errorbar(t[::every], mean[::every], yerr=spread[::every] / 2,
                               fmt="none", ecolor=line.get_color(), capsize=2)
-            privacy.plot(np.arange(1, len(bound) + 1), bound, color=line.get_color(), label=c["label"])
+            if bound.size:
+                privacy.plot(np.arange(1, len(bound) + 1), bound, color=line.get_color(), label=c["label"])
+            else:  # a convergence figure: the objective gap to the CVXPY optimum instead of P(t)
+                gap = np.maximum(np.asarray(c["objective_gap"], float), 1e-17)
+                privacy.semilogy(np.arange(len(gap)), gap, color=line.get_color(), label=c["label"])
         accuracy.set(title=f"{name}: accuracy, {panel}", xlabel="iteration t",
                      ylabel="L_mean(t) (bars: L_range(t))")
-        privacy.set(title=f"privacy bound, {panel}", xlabel="iteration t", ylabel="P(t)")
+        if any(len(c["P"]) for c in curves if c["panel"] == panel):
+            privacy.set(title=f"privacy bound, {panel}", xlabel="iteration t", ylabel="P(t)")
+        else:
+            privacy.set(title=f"relative objective gap to CVXPY, {panel}", xlabel="iteration t", ylabel="|gap(t)|")
         accuracy.legend(fontsize=8)
         privacy.legend(fontsize=8)
     figure.tight_layout()

@@ -15,9 +15,9 @@ from typing import ClassVar
 import numpy as np
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
-from admmcheck.datasets import dataset_by_name, make_problem
+from admmcheck.datasets import dataset_by_name, make_problem, uneven_sizes
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
-from admmcheck.experiments import EXPERIMENTS, Experiment, run_experiment, save_experiment
+from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
 from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
 from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
@@ -25,7 +25,7 @@ from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
 from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
-from admmcheck.validation import non_negative_int, positive_int, real
+from admmcheck.validation import config_from_flags, non_negative_int, positive_int, real
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
 
@@ -151,10 +151,13 @@ class Job:
         }
 
 
-def build_problem(config: ProblemSetting) -> tuple[ConsensusProblem, Network]:
-    """Dataset, even partition and network described by ``config``."""
+def build_problem(config: ProblemSetting, uneven: bool = False) -> tuple[ConsensusProblem, Network]:
+    """Dataset, partition (even, or with ``uneven`` seeded Dirichlet shares of at least 20 rows
+    each: :func:`~admmcheck.datasets.uneven_sizes`) and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
-    problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed)
+    sizes = uneven_sizes(dataset.samples, config.nodes, seed=config.seed, min_size=min(20, dataset.samples //
+                                                                                         config.nodes)) if uneven else None
+    problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed, sizes=sizes)
     network = network_by_name(config.graph, config.nodes, seed=config.seed)
     return problem, network
 
@@ -260,10 +263,18 @@ class ExperimentConfig(ProblemSetting):
         super().__post_init__()
         _require_choice("experiment", self.name, EXPERIMENTS)
 
+    @classmethod
+    def from_flags(cls, flags: dict[str, object]) -> "ExperimentConfig":
+        """The configuration for the flags typed; madmm-fig3/4 default to the paper's 100 nodes on
+        a random graph, the other experiments to :class:`ExperimentConfig`'s defaults."""
+        if flags.get("name") in LARGE_NETWORK:
+            flags = {"nodes": 100, "graph": "random"} | flags
+        return config_from_flags(cls, flags)
+
 
 def experiment_of(config: ExperimentConfig) -> Experiment:
     """Run the experiment of ``config``, its setting recorded in ``description``."""
-    problem, network = build_problem(config)
+    problem, network = build_problem(config, uneven=LARGE_NETWORK.get(config.name) == "uneven")
     experiment = run_experiment(
         config.name, problem, network, iterations=config.iterations, runs=config.runs, seed=config.seed
     )
@@ -271,6 +282,9 @@ def experiment_of(config: ExperimentConfig) -> Experiment:
         "dataset": config.dataset, "nodes": config.nodes, "graph": network.name,
         "samples_per_node": list(problem.sizes), "dim": problem.dim, "C": problem.C, "rho": problem.rho,
     }
+    if config.name == "radmm-fig1":  # its own random networks of 5 and 20 nodes, not config.nodes / graph
+        description |= {"nodes": [5, 20], "graph": "random_connected(N, seed) for N = 5 and 20",
+                        "samples_per_node": "even split over each network"}
     return replace(experiment, description=description)
 
 
