@@ -15,9 +15,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -42,10 +45,36 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--out", default=str(HERE / "out" / "audit_speed.json"),
                         help="JSON result (default: benchmarks/out/, untracked)")
+    parser.add_argument("--only", choices=("scalar", "transcripts", "pp"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     output_folder(Path(args.out).parent, "--out")
     output_file(args.out, "--out")
+    if args.only is None:  # each part in a fresh process, so that its peak memory is its own
+        result = {"benchmark": "audit speed", "machine": {"python": platform.python_version(),
+                                                          "numpy": np.__version__, "cpus": os.cpu_count()}}
+        for part, size in (("scalar", args.samples), ("transcripts", args.transcripts), ("pp", args.pp)):
+            if size:
+                part_file = Path(args.out).with_suffix(f".{part}.json")
+                subprocess.run([sys.executable, __file__, *sys.argv[1:], "--only", part, "--out", str(part_file)],
+                               check=True)
+                result |= json.loads(part_file.read_text())
+                part_file.unlink()
+        write_text_atomic(args.out, to_json(result, indent=2) + "\n")
+        return
+    if args.only != "scalar":
+        args.samples = 0
+    if args.only != "transcripts":
+        args.transcripts = 0
+    if args.only != "pp":
+        args.pp = 0
+    result = {}
+    if args.samples:
+        _scalar(args, result)
+    _rest(args, result)
+    write_text_atomic(args.out, to_json(result, indent=2) + "\n")
 
+
+def _scalar(args, result: dict) -> None:
     start = time.perf_counter()
     scalar = audit(Source(f"{MECHANISMS}:scalar_laplace"), Source(f"{MECHANISMS}:scalar_pair"), PrivacyClaim(1.0),
                    samples=args.samples, workers=args.workers)
@@ -54,11 +83,12 @@ def main() -> None:
     print(f"(a) scalar Laplace, {args.samples} samples per side, {args.workers} workers: {scalar_s:.1f} s, "
           f"{per_worker:,.0f} samples/s per worker, epsilon >= {scalar.epsilon_lower_bound:.4f} ({scalar.verdict})")
 
-    result = {"benchmark": "audit speed", "machine": {"python": platform.python_version(), "numpy": np.__version__,
-                                                      "cpus": os.cpu_count()},
-              "scalar": {"samples_per_side": args.samples, "workers": args.workers, "seconds": scalar_s,
-                         "samples_per_second_per_worker": per_worker,
-                         "epsilon_lower_bound": scalar.epsilon_lower_bound, "verdict": scalar.verdict}}
+    result["scalar"] = {"samples_per_side": args.samples, "workers": args.workers, "seconds": scalar_s,
+                        "samples_per_second_per_worker": per_worker, "peak_main_mib": _peak_mib(resource.RUSAGE_SELF),
+                        "epsilon_lower_bound": scalar.epsilon_lower_bound, "verdict": scalar.verdict}
+
+
+def _rest(args, result: dict) -> None:
     if args.transcripts:
         start = time.perf_counter()
         vector = audit(Source(f"{MECHANISMS}:transcript_500"), Source(f"{MECHANISMS}:transcript_pair"),
@@ -85,7 +115,6 @@ def main() -> None:
         result["pp"] = {"samples_per_side": args.pp, "numbers_per_sample": pp.layout.size, "seconds": pp_s,
                         "peak_main_mib": main_mib, "peak_worker_mib": workers_mib,
                         "epsilon_lower_bound": pp.epsilon_lower_bound, "beta": bound["beta"], "verdict": pp.verdict}
-    write_text_atomic(args.out, to_json(result, indent=2) + "\n")
 
 
 if __name__ == "__main__":

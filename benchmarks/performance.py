@@ -13,18 +13,25 @@
 (b) one noiseless M-ADMM run on Adult (N=5 ring, eta = theta = 1, to relative objective gap 1e-6)
     against one CVXPY solve of the centralized problem;
 (c) N=100 nodes on Adult, even and uneven splits, T=100 (M-ADMM, eta = theta = 0.5; random graph, p = 0.05);
-(d) black-box audits end to end: see ``benchmarks/audit_speed.py`` (scalar 10^6 and the
-    10^6-transcript PP audit's peak memory), whose JSON this runner copies in when present.
+(d) black-box audits end to end at 10^6 samples per side: a scalar Laplace mechanism written
+    as a plain per-call function, and ``admmcheck audit pp`` (wall time, peak memory of the main
+    process and the largest worker; ``benchmarks/audit_speed.py`` adds a 500-number release);
+(e) the exact-conditions path: certified minimal gamma on ring:30 and complete:12 with sympy's
+    pure-Python and python-flint ground types, and a 30 x 30 exact LDL^T against flint
+    (``benchmarks/exact_conditions.py``).
 
-    python benchmarks/performance.py [--sections a,b,c] [--pp-trials 100000] [--loop-trials 20]
-                                     [--repeats 3] [--out DIR]
+    python benchmarks/performance.py [--sections a,b,c,d,e] [--pp-trials 100000] [--loop-trials 20]
+                                     [--audit-samples 1000000] [--repeats 3] [--out DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -190,6 +197,24 @@ def section_c(repeats: int) -> dict:
     return out
 
 
+def section_d(samples: int) -> dict:
+    """``benchmarks/audit_speed.py`` for the scalar and the PP audit, each in a fresh process (so
+    that the peak memory is the audit's own)."""
+    out_file = HERE / "out" / "audit_speed_from_performance.json"
+    output_folder(out_file.parent, "--out")
+    subprocess.run([sys.executable, str(HERE / "audit_speed.py"), "--samples", str(samples), "--transcripts", "0",
+                    "--pp", str(samples), "--out", str(out_file)], check=True, capture_output=True)
+    return json.loads(out_file.read_text())
+
+
+def section_e(repeats: int) -> dict:
+    out_file = HERE / "out" / "exact_conditions_from_performance.json"
+    output_folder(out_file.parent, "--out")
+    subprocess.run([sys.executable, str(HERE / "exact_conditions.py"), "--repeats", str(repeats), "--out",
+                    str(out_file)], check=True, capture_output=True)
+    return json.loads(out_file.read_text())
+
+
 def markdown(result: dict) -> str:
     lines = ["| item | measured | median s (min-max) |", "|---|---|---|"]
     a = result.get("a")
@@ -218,12 +243,34 @@ def markdown(result: dict) -> str:
             s = c[key]["seconds"]
             lines.append(f"| (c) Adult N=100 {key}, T=100 | sizes {c[key]['sizes_min_max']}, loss "
                          f"{c[key]['average_loss_T']:.4f} | {s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f}) |")
+    d = result.get("d")
+    if d:
+        scalar, pp = d["scalar"], d["pp"]
+        lines.append(f"| (d) audit, scalar Laplace, {scalar['samples_per_side']} per side, {scalar['workers']} workers | "
+                     f"epsilon >= {scalar['epsilon_lower_bound']:.4f} (true 1); peak {scalar['peak_main_mib']:.0f} MiB | "
+                     f"{scalar['seconds']:.2f} |")
+        lines.append(f"| (d) admmcheck audit pp, {pp['samples_per_side']} per side ({pp['numbers_per_sample']} numbers) | "
+                     f"epsilon >= {pp['epsilon_lower_bound']:.4f} vs beta {pp['beta']:.4f}; peak {pp['peak_main_mib']:.0f} "
+                     f"MiB main, {pp['peak_worker_mib']:.0f} MiB worker | {pp['seconds']:.2f} |")
+    e = result.get("e")
+    if e:
+        for key, row in e.items():
+            if key.startswith("minimal_gamma"):
+                s = row["seconds"]
+                lines.append(f"| (e) {key} | {row['status']}, interval {row['interval']} | "
+                             f"{s['median']:.2f} ({s['min']:.2f}-{s['max']:.2f}) |")
+        for key in ("ldlt_30", "flint_30"):
+            row = e[key]
+            if isinstance(row, dict):
+                s = row["seconds"]
+                lines.append(f"| (e) {key} | positive: {row['positive']} | {s['median']:.4f} ({s['min']:.4f}-{s['max']:.4f}) |")
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sections", default="a,b,c")
+    parser.add_argument("--sections", default="a,b,c,d,e")
+    parser.add_argument("--audit-samples", type=int, default=1_000_000)
     parser.add_argument("--pp-trials", type=int, default=100_000)
     parser.add_argument("--loop-trials", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
@@ -241,6 +288,10 @@ def main() -> None:
         print(markdown(result), flush=True)
     if "c" in sections:
         result["c"] = section_c(args.repeats)
+    if "d" in sections:
+        result["d"] = section_d(args.audit_samples)
+    if "e" in sections:
+        result["e"] = section_e(args.repeats)
     write_text_atomic(folder / "performance.json", to_json(result, indent=1))
     write_text_atomic(folder / "performance.md", markdown(result))
     print(markdown(result))
