@@ -289,6 +289,36 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
 
     for make in (run, conditions, audit):
         _timed(report, make)
+    report.figures["sharing_tradeoff"] = _sharing_tradeoff(seed)
+
+
+def _sharing_tradeoff(seed: int) -> dict[str, object]:
+    """The sharing paper's DP trade-off (§5, Fig. 3) on breast-cancer: test log-loss of DP ADMM
+    sharing (2 parties, rho = 1e-3, 50 epochs, rows normalised per block, Theorem 1's sigma at
+    delta = 1e-5; mean of 3 runs) against epsilon, and the noiseless run."""
+    import numpy as np
+
+    from admmcheck.algorithms.sharing import run_sharing
+    from admmcheck.datasets import breast_cancer
+    from admmcheck.problems.sharing import split_columns
+    from admmcheck.sharing_experiment import HeldOut, privacy_tradeoff
+
+    data = breast_cancer()
+    order = np.random.default_rng(seed).permutation(data.samples)
+    features, labels = data.features[order], data.labels[order]
+    train_rows = int(0.8 * data.samples)
+    problem = split_columns(features[:train_rows], labels[:train_rows], 2, 1e-3, normalise_rows=True)
+    blocks = np.split(features[train_rows:], np.cumsum(problem.widths)[:-1], axis=1)
+    test = HeldOut(np.hstack([b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-300) for b in blocks]),
+                   labels[train_rows:])
+    epsilons = [0.1, 0.5, 1.0, 5.0]
+    rows = privacy_tradeoff(problem, test, 1e-3, 50, epsilons, trials=3)
+    noiseless = float(test.log_loss(run_sharing(problem, rho=1e-3, iterations=50, seeds=[0]).primal[0, -1, 0]))
+    return {"kind": "xy", "log": True, "xlabel": "claimed epsilon of each run (Theorem 1, delta = 1e-5)",
+            "ylabel": "test log-loss", "algorithms": ["dp-sharing"],
+            "title": "DP ADMM sharing: test log-loss against epsilon (breast-cancer, 2 parties, 50 epochs)",
+            "series": {"DP sharing (mean of 3)": {"x": epsilons, "y": [r["test_loss_mean"] for r in rows]},
+                       "noiseless": {"x": epsilons, "y": [noiseless] * len(epsilons)}}}
 
 
 def _dpsda(report: Report, profile: Profile, seed: int) -> None:
@@ -329,6 +359,17 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
                        f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} --seed {seed} --json",
                        float(white["worst_case"]))
     _timed(report, audit)
+    epsilons = [0.2, 0.5, 1.0, 2.0, 5.0]
+    series = {}
+    for algorithm in ("dpsda-c", "dpsda-ps"):
+        for label, values in ((f"{algorithm}", epsilons), (f"{algorithm} without noise", [float("inf")])):
+            regret = [execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3,
+                                                   epsilon=e, seed=seed))["regret_over_T"] for e in values]
+            series[label] = {"x": epsilons, "y": regret * (len(epsilons) // len(regret))}
+    report.figures["dpsda_tradeoff"] = {
+        "kind": "xy", "log": True, "xlabel": "epsilon per round (Lemma 1's sigma)", "ylabel": "regret(T) / T",
+        "title": f"DPSDA: regret/T against epsilon (§6.1 linear regression, T = {profile.dpsda_rounds}, 3 runs)",
+        "series": series, "algorithms": ["dpsda-c", "dpsda-ps"]}
     report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets,
                                "algorithms": ["dpsda-c", "dpsda-ps"]}
 
