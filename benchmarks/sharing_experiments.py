@@ -9,7 +9,7 @@ For each: objective and test log-loss per epoch, ADMM sharing vs full-batch grad
 then the DP trade-off (final test log-loss vs epsilon, Theorem 1's sigma; and vs fixed sigma).
 Writes JSON, a Markdown table and a PNG per dataset:
 
-    python benchmarks/sharing_experiments.py [--adult ../shared/data/adult] [--epochs 50] [--out DIR]
+    python benchmarks/sharing_experiments.py [--adult FOLDER] [--epochs 50] [--out DIR]
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms import run_sharing
-from admmcheck.datasets import load_adult, synthetic
+from admmcheck.datasets import bundled_adult_folder, load_adult, synthetic
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.problems.sharing import split_columns
 from admmcheck.sharing_experiment import HeldOut, privacy_tradeoff, training_curves
@@ -70,7 +70,7 @@ def plot(name: str, curves: dict, tradeoff: list, noiseless: float, path: Path) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--adult", default=str(HERE.parents[1] / "shared" / "data" / "adult"))
+    parser.add_argument("--adult", default=str(bundled_adult_folder()), help="folder of the Adult files (default: the shipped ones)")
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--lam", type=float, default=1e-3)
     parser.add_argument("--rho", type=float, default=None,
