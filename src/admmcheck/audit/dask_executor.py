@@ -102,7 +102,7 @@ class DaskWorker:
         future = self._pending.popleft()
         try:
             header, body = future.result(timeout=timeout + 60.0)
-        except TimeoutError:
+        except TimeoutError:  # the Sampler turns it into a "hangs" MechanismError naming the block
             raise
         except Exception as exc:  # the task itself failed on the cluster (worker lost, ...)
             raise MechanismError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None

@@ -57,12 +57,6 @@ class LogisticLoss:
         return -expit(-z)
 
     @staticmethod
-    def derivatives(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return (L'(z), L''(z)) = (sigma(z) - 1, sigma(z) sigma(-z)) from one sigmoid."""
-        s = expit(z)
-        return s - 1.0, s * (1.0 - s)
-
-    @staticmethod
     def value_and_derivatives(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Return (L(z), L'(z), L''(z)) from one exp and one log1p: with e = exp(-|z|),
         L = log1p(e) + max(-z, 0), L' = sigma(z) - 1 (-e/(1+e) for z >= 0, -1/(1+e) below),
@@ -251,12 +245,6 @@ class ConsensusProblem:
     def local_data_gradient(self, margins: np.ndarray) -> np.ndarray:
         """Gradient of the data term of eq. (2) from :meth:`margins`, shape (..., N, d)."""
         return self._data_gradient(self.padded.weights * self.loss.derivative(margins))
-
-    def local_data_derivatives(self, margins: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Gradient (..., N, d) and Hessian (..., N, d, d) of the data term of eq. (2)."""
-        first, second = self.loss.derivatives(margins)
-        weights = self.padded.weights
-        return self._data_gradient(weights * first), self._data_hessian(weights * second)
 
     def local_data_hessian(self, margins: np.ndarray) -> np.ndarray:
         """Hessian of the data term of eq. (2) from :meth:`margins`, shape (..., N, d, d)."""
