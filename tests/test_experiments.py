@@ -128,3 +128,31 @@ def test_radmm_fig1_runs_its_own_networks_and_large_experiments_default_to_100_n
     paths = save_experiment(experiment, tmp_path)
     rows = list(csv.DictReader(paths["csv"].open()))
     assert rows[0]["P"] == "" and float(rows[-1]["objective_gap"]) >= 0
+
+
+def test_private_radmm_step_schedules_and_radmm_fig3_keeps_the_bound_equal(synthetic_case):
+    from admmcheck.algorithms import run_private_radmm
+    from admmcheck.experiments import radmm_fig3
+    from admmcheck.privacy import BoundSetting
+
+    problem, network, _ = synthetic_case
+    constant = run_private_radmm(problem, network, eta=1.0, gamma=0.2, alpha=3.0, iterations=5, seeds=[4])
+    same = run_private_radmm(problem, network, eta=[1.0] * 5, gamma=GeometricSchedule(0.2, 1.0), alpha=3.0,
+                             iterations=5, seeds=[4])
+    np.testing.assert_array_equal(same.primal, constant.primal)
+    grown = run_private_radmm(problem, network, eta=GeometricSchedule(1.01, 1.01), gamma=GeometricSchedule(0.202, 1.01),
+                              alpha=3.0, iterations=4, seeds=[4])
+    # (29) at t = 2 by hand, with eta(2) = 1.01^2, gamma(2) = 0.202 * 1.01: from f(1), lambda(1), eps(1)
+    f1, lam1, eps1 = grown.primal[0, 1], grown.dual[0, 1], grown.extras["noise"][0, 0]
+    eta2, gamma2 = 1.01 ** 2, 0.202 * 1.01
+    degrees = network.adjacency.sum(axis=1)[:, None]
+    pull = degrees * f1 - network.adjacency @ f1
+    expected = f1 - (2 * lam1 + eps1 + problem.local_gradients(f1) + eta2 * pull) / (2 * eta2 * degrees + gamma2)
+    np.testing.assert_allclose(grown.primal[0, 2], expected, rtol=1e-12, atol=1e-12)
+    experiment = radmm_fig3(problem, network, iterations=6, runs=2, alphas=(2.0,))
+    flat, rising = experiment.curves
+    np.testing.assert_allclose(rising.privacy, flat.privacy, rtol=1e-12)
+    setting = BoundSetting.from_problem(problem, network)
+    sizes, V = np.array(setting.sizes, float), np.array(setting.degrees, float)
+    per_odd = 2 * setting.C / sizes * (1.4 * setting.c1 / (setting.rho / setting.nodes + 2 * V) + 2.0)
+    assert flat.privacy[-1] == pytest.approx(3 * per_odd.max(), rel=1e-12)  # K = 3 odd steps, eq. (30)

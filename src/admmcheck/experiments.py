@@ -1,5 +1,5 @@
 """The papers' experiments: the accuracy/privacy comparisons (M-ADMM paper §5.2 Fig. 2, and
-Fig. 3-4 on 100 nodes; R-ADMM paper §V.B Fig. 2) and the convergence figures (M-ADMM §5.1
+Fig. 3-4 on 100 nodes; R-ADMM paper §V.B Fig. 2 and 3) and the convergence figures (M-ADMM §5.1
 Fig. 1, R-ADMM §V.A Fig. 1).
 
 For each parameter setting, ``runs`` independent noisy runs (10 in both papers) give
@@ -33,12 +33,13 @@ from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_bound
+from admmcheck.privacy.bounds import LOG_FACTOR
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.schedules import GeometricSchedule, step_schedule
 from admmcheck.validation import positive_int
 
-EXPERIMENTS = ("madmm-fig1", "madmm-fig2", "madmm-fig3", "madmm-fig4", "radmm-fig1", "radmm-fig2")
+EXPERIMENTS = ("madmm-fig1", "madmm-fig2", "madmm-fig3", "madmm-fig4", "radmm-fig1", "radmm-fig2", "radmm-fig3")
 #: The large-network experiments: madmm-fig2's comparison at alpha(1) = 3 on 100 nodes of a random
 #: graph, the data spread evenly (Fig. 3) or unevenly (Fig. 4).
 LARGE_NETWORK = {"madmm-fig3": "even", "madmm-fig4": "uneven"}
@@ -102,6 +103,8 @@ CLAIMS = {
                   "more accurate than DVP",
     "radmm-fig1": "R-ADMM paper §V.A: a larger gamma lowers the convergence rate",
     "radmm-fig2": "R-ADMM paper §V.B: at the same privacy bound, private R-ADMM is more accurate than DVP and PP",
+    "radmm-fig3": "R-ADMM paper §V.B, Fig. 3: growing step sizes eta(t), gamma(t) make private R-ADMM more accurate "
+                  "at the same privacy bound",
 }
 #: The convergence figures' claims order settings by their objective gap at T (deterministic runs).
 ORDERED_BY_GAP = {"madmm-fig1": "(b) common penalty", "radmm-fig1": None}
@@ -111,7 +114,9 @@ def _claim_pairs(experiment: Experiment) -> list[tuple[Curve, Curve]]:
     pairs = []
     for panel in dict.fromkeys(c.panel for c in experiment.curves):
         curves = [c for c in experiment.curves if c.panel == panel]
-        if experiment.name != "radmm-fig2":  # each PP setting is followed by the DVP matched to it
+        if experiment.name == "radmm-fig3":  # the growing step sizes against the constant ones
+            pairs += [(curves[1], curves[0])]
+        elif experiment.name != "radmm-fig2":  # each PP setting is followed by the DVP matched to it
             pairs += [(pp, dvp) for pp, dvp in zip(curves[::2], curves[1::2])]
         else:
             pairs += [(curves[0], other) for other in curves[1:]]
@@ -325,6 +330,48 @@ def radmm_fig1(
     return Experiment("radmm-fig1", tuple(curves), runs, iterations, seed)
 
 
+def radmm_fig3(
+    problem: ConsensusProblem,
+    network: Network,
+    *,
+    iterations: int = 100,
+    runs: int = 10,
+    seed: int = 0,
+    alphas: Sequence[float] = (2.0, 4.0),
+    growth: float = 1.01,
+) -> Experiment:
+    """Private R-ADMM with growing step sizes eta(t) = growth^t, gamma(t) = 0.2 growth^t against
+    the constant eta = 1, gamma = 0.2 of Fig. 2, with the privacy bound kept the same at every t,
+    as Fig. 3 of the R-ADMM paper (§V.B; the paper does not say how it kept the bound equal).
+
+    Here each odd iteration's term of (30), (2C/B_i)(1.4 c1/(rho/N + 2 eta V_i) + alpha_i(k)), is
+    kept equal: the growing run gets alpha_i(k) = alpha + 1.4 c1 (1/(rho/N + 2 V_i) -
+    1/(rho/N + 2 eta(2k-1) V_i)), so P(t) is the same curve for both (the bound taken per
+    iteration with that iteration's eta, :func:`~admmcheck.privacy.radmm_bound`)."""
+    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+    setting = BoundSetting.from_problem(problem, network)
+    seeds = trial_seeds(seed, runs)
+    eta_schedule, gamma_schedule = GeometricSchedule(growth, growth), GeometricSchedule(0.2 * growth, growth)
+    odd_etas = step_schedule("eta", eta_schedule, iterations)[0::2]
+    base, degrees = setting.rho / setting.nodes, np.asarray(setting.degrees, float)
+    curves = []
+    for alpha in alphas:
+        panel = f"alpha={alpha:g}"
+        bound = radmm_bound(setting, 1.0, alpha, iterations)
+        run = run_private_radmm(problem, network, eta=1.0, gamma=0.2, alpha=alpha, iterations=iterations, seeds=seeds)
+        curves.append(_curve("eta = 1, gamma = 0.2", panel, problem, run, bound, {"eta": 1.0, "gamma": 0.2,
+                                                                              "alpha": alpha}))
+        matched = alpha + LOG_FACTOR * setting.c1 * (1.0 / (base + 2.0 * degrees)
+                                                     - 1.0 / (base + 2.0 * odd_etas[:, None] * degrees))
+        grown_bound = radmm_bound(setting, eta_schedule, matched, iterations)
+        grown = run_private_radmm(problem, network, eta=eta_schedule, gamma=gamma_schedule, alpha=matched,
+                                  iterations=iterations, seeds=seeds)
+        curves.append(_curve(f"eta(t) = {growth:g}^t, gamma(t) = 0.2 * {growth:g}^t (same P(t))", panel, problem,
+                             grown, grown_bound, {"growth": growth, "alpha1": float(matched[0].min()),
+                                                  "alphaK": float(matched[-1].max())}))
+    return Experiment("radmm-fig3", tuple(curves), runs, iterations, seed)
+
+
 def run_experiment(name: str, problem: ConsensusProblem, network: Network, **options) -> Experiment:
     """Run the experiment called ``name`` (one of :data:`EXPERIMENTS`); madmm-fig3 and madmm-fig4
     are madmm-fig2 at alpha(1) = 3 on the (100-node) ``problem`` and ``network`` given."""
@@ -340,6 +387,8 @@ def run_experiment(name: str, problem: ConsensusProblem, network: Network, **opt
         return radmm_fig1(problem, network, **options)
     if name == "radmm-fig2":
         return radmm_fig2(problem, network, **options)
+    if name == "radmm-fig3":
+        return radmm_fig3(problem, network, **options)
     raise InvalidConfiguration(f"unknown experiment {name!r}; choose one of {', '.join(EXPERIMENTS)}")
 
 

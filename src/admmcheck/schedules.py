@@ -14,6 +14,7 @@ import numpy as np
 
 from admmcheck.errors import InvalidConfiguration, InvalidFormula
 from admmcheck.formulas import parse_formula, parse_number, split_top_level
+from admmcheck.validation import real
 
 
 def _per_node(name: str, value: float | Sequence[float], nodes: int) -> np.ndarray:
@@ -151,3 +152,17 @@ def schedule_table(
         )
     table.setflags(write=False)
     return table
+
+
+def step_schedule(name: str, value: ScheduleLike, iterations: int, minimum: float | None = None) -> np.ndarray:
+    """A step-size parameter per t = 1..T, the same for every node: a number (> 0, or >= ``minimum``
+    when given), a length-T sequence, a (T, 1) table or a GeometricSchedule with one initial
+    value and one growth (schedule values > 0)."""
+    if np.ndim(value) == 0 and not hasattr(value, "table"):
+        number = real(name, value) if minimum is None else real(name, value, minimum=minimum, strict=False)
+        return np.full(iterations, number)
+    array = np.asarray(value, dtype=float) if not hasattr(value, "table") else None
+    if array is not None and array.shape == (iterations,):
+        value = array[:, None]
+    table = schedule_table(name, value, iterations, 1)
+    return table[:, 0]

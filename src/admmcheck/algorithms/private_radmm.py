@@ -31,8 +31,7 @@ from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.networks import Network
 from admmcheck.noise import gamma_noise_table
-from admmcheck.schedules import ScheduleLike, schedule_table
-from admmcheck.validation import real
+from admmcheck.schedules import ScheduleLike, schedule_table, step_schedule
 
 
 def odd_steps(iterations: int) -> int:
@@ -76,34 +75,44 @@ def even_iterates_from_transcript(network: Network, primal: np.ndarray, eta: flo
 
 
 @algorithm("private-radmm")
-def run_private_radmm(context: RunContext, *, eta: float = 1.0, gamma: float = 0.2,
+def run_private_radmm(context: RunContext, *, eta: ScheduleLike = 1.0, gamma: ScheduleLike = 0.2,
                       alpha: ScheduleLike = 5.0) -> Iterator[tuple]:
     """Run private R-ADMM (Algorithm 2) for T = ``iterations`` steps, odd and even alike.
 
     ``alpha`` gives alpha_i(k) for the K = ceil(T/2) odd iterations (scalar, per node,
     (K, N) table or GeometricSchedule); ``alpha = inf`` gives R-ADMM (Algorithm 1) exactly.
+    ``eta`` and ``gamma`` are the constants of Algorithm 2, or a schedule over t = 1..T shared by
+    all nodes (a GeometricSchedule or a length-T sequence) for the growing step sizes of the
+    paper's Fig. 3 (eta(t) = 1.01^t, gamma(t) = 0.2 * 1.01^t); odd t uses eta(t) in (28) and
+    (13), even t uses eta(t) and gamma(t) in (29).
     The parameter condition of Algorithm 2, 2 c1 < min_i (B_i/C)(rho/N + 2 eta V_i), is a
     precondition of the bound (:func:`admmcheck.privacy.radmm_bound`), not enforced here.
     Extras: ``noise`` eps_i(2k-1), shape (trials, K, N, d).
     """
-    eta = real("eta", eta)
-    gamma = real("gamma", gamma, minimum=0.0, strict=False)
     problem, network = context.problem, context.network
+    etas = step_schedule("eta", eta, context.iterations)
+    gammas = step_schedule("gamma", gamma, context.iterations, minimum=0.0)
     alphas = schedule_table("alpha", alpha, odd_steps(context.iterations), problem.nodes, allow_infinite=True)
     noise = gamma_noise_table(context.start.rngs, alphas, problem.dim)
-    context.parameters.update(eta=eta, gamma=gamma, alpha=alphas.tolist())
+    context.parameters.update(eta=_recorded(etas), gamma=_recorded(gammas), alpha=alphas.tolist())
     context.extras["noise"] = noise
     f = context.start.f
     lam = np.zeros_like(f)
     for t in range(1, context.iterations + 1):
+        eta_t = float(etas[t - 1])
         if t % 2 == 1:
             eps = noise[:, (t - 1) // 2]
             # (2 lambda + eps)^T f  ==  2 (lambda + eps/2)^T f in the ADMM step (8)
-            solution = admm_primal_step(problem, network, f, lam + 0.5 * eps, eta, context.tol)  # eq. (28)
+            solution = admm_primal_step(problem, network, f, lam + 0.5 * eps, eta_t, context.tol)  # eq. (28)
             f = solution.f
-            lam = admm_dual_step(network, lam, f, eta)  # eq. (13)
+            lam = admm_dual_step(network, lam, f, eta_t)  # eq. (13)
             stored = eps + problem.local_gradients(f)  # eps_i(2k-1) + grad O(f_i(2k-1)), Alg. 2
             yield f, lam, solution.newton_steps
         else:
-            f = radmm_even_step(network, f, lam, stored, eta, gamma)  # eq. (29)
+            f = radmm_even_step(network, f, lam, stored, eta_t, float(gammas[t - 1]))  # eq. (29)
             yield f, lam
+
+
+def _recorded(values: np.ndarray) -> float | list[float]:
+    """A constant as one number (what the white-box loss reads), a schedule as its list."""
+    return float(values[0]) if np.all(values == values[0]) else values.tolist()

@@ -20,7 +20,7 @@ import numpy as np
 from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.networks import Network
 from admmcheck.problems import LOGISTIC, NORM_SLACK, ConsensusProblem
-from admmcheck.schedules import ScheduleLike, schedule_table
+from admmcheck.schedules import ScheduleLike, schedule_table, step_schedule
 from admmcheck.validation import positive_int, real
 
 #: -ln(1 - x) < 1.4 x holds on [0, 1/2]; both proofs use it with x = c1 / ((B_i/C)(rho/N + 2 eta V_i)).
@@ -186,26 +186,30 @@ def pp_bound(setting: BoundSetting, penalty: ScheduleLike, alpha: ScheduleLike, 
     return PrivacyBound("M-ADMM Theorem 4.1 (26)", cumulative[-1], cumulative.max(axis=1), preconditions)
 
 
-def radmm_bound(setting: BoundSetting, eta: float, alpha: ScheduleLike, iterations: int) -> PrivacyBound:
+def radmm_bound(setting: BoundSetting, eta: ScheduleLike, alpha: ScheduleLike, iterations: int) -> PrivacyBound:
     """Theorem IV.1, eq. (30): the total privacy loss of private R-ADMM over T = ``iterations``.
 
     Only the K = ceil(T/2) odd iterations cost privacy (Lemma IV.1); odd iteration k costs
     (2C/B_i)(1.4 c1 / (rho/N + 2 eta V_i) + alpha_i(k)). ``alpha`` is given per odd
     iteration, a (K, N) table or anything :func:`schedule_table` accepts. The curve P(t)
-    has one entry per t = 1..T and is flat across even t.
-    Preconditions: ||x|| <= 1; c1 >= sup L''; Algorithm 2's 2 c1 < min_i (B_i/C)(rho/N + 2 eta V_i).
+    has one entry per t = 1..T and is flat across even t. ``eta`` is Algorithm 2's constant or a
+    schedule over t = 1..T (:func:`~admmcheck.schedules.step_schedule`, the
+    growing step sizes of Fig. 3); odd iteration k then uses eta(2k-1) — the per-iteration
+    bound of the proof with that iteration's eta (the paper states (30) for a constant eta).
+    Preconditions: ||x|| <= 1; c1 >= sup L''; Algorithm 2's 2 c1 < min_i (B_i/C)(rho/N + 2 eta V_i),
+    for the smallest eta used.
     """
-    eta = real("eta", eta)
     iterations = positive_int("iterations", iterations)
+    etas = step_schedule("eta", eta, iterations)[0::2]  # eta(2k - 1), k = 1..K
     odd = (iterations + 1) // 2
     alphas = schedule_table("alpha", alpha, odd, setting.nodes, allow_infinite=True)
     sizes, degrees = np.asarray(setting.sizes, float), np.asarray(setting.degrees, float)
-    curvature = setting.rho / setting.nodes + 2.0 * eta * degrees
+    curvature = setting.rho / setting.nodes + 2.0 * etas[:, None] * degrees  # (K, N)
     per_odd = 2.0 * setting.C / sizes * (LOG_FACTOR * setting.c1 / curvature + alphas)  # (K, N)
     cumulative = np.cumsum(per_odd, axis=0)
     steps = np.arange(iterations) // 2  # t = 1..T -> number of odd steps so far, minus 1
     preconditions = _shared_preconditions(setting)
-    preconditions["eta_condition"] = _curvature_condition(setting, eta)
+    preconditions["eta_condition"] = _curvature_condition(setting, float(etas.min()))
     return PrivacyBound("R-ADMM Theorem IV.1 (30)", cumulative[-1], cumulative.max(axis=1)[steps], preconditions)
 
 

@@ -393,7 +393,7 @@ def _attack(report: Report, profile: Profile, seed: int) -> None:
 
 
 EXPERIMENT_ALGORITHM = {"madmm-fig1": "madmm", "madmm-fig2": "pp", "madmm-fig3": "pp", "madmm-fig4": "pp",
-                        "radmm-fig1": "radmm", "radmm-fig2": "radmm"}
+                        "radmm-fig1": "radmm", "radmm-fig2": "radmm", "radmm-fig3": "radmm"}
 
 
 def _experiments(report: Report, profile: Profile, seed: int) -> None:
