@@ -18,8 +18,6 @@ import argparse
 import time
 from pathlib import Path
 
-import numpy as np
-
 from admmcheck.algorithms import run_sharing
 from admmcheck.datasets import bundled_adult_folder, load_adult, synthetic
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
@@ -91,9 +89,7 @@ def main() -> None:
         rho = min(scan, key=lambda r: scan[r]["admm_objective"][-1])
         curves = scan[rho]
         private = split_columns(features[:train_rows], labels[:train_rows], widths, args.lam, normalise_rows=True)
-        test_private = HeldOut(np.hstack([b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-300)
-                                          for b in np.split(features[train_rows:], np.cumsum(widths)[:-1], axis=1)]),
-                               labels[train_rows:])
+        test_private = HeldOut.normalised(features[train_rows:], labels[train_rows:], widths)
         tradeoff = privacy_tradeoff(private, test_private, rho, args.epochs, [0.1, 0.5, 1.0],
                                     sigmas=[1e-3, 1e-2, 1e-1, 1.0])
         noiseless = float(test_private.log_loss(run_sharing(private, rho=rho, iterations=args.epochs,

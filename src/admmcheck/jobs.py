@@ -155,8 +155,10 @@ def build_problem(config: ProblemSetting, uneven: bool = False) -> tuple[Consens
     """Dataset, partition (even, or with ``uneven`` seeded Dirichlet shares of at least 20 rows
     each: :func:`~admmcheck.datasets.uneven_sizes`) and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
-    sizes = uneven_sizes(dataset.samples, config.nodes, seed=config.seed, min_size=min(20, dataset.samples //
-                                                                                         config.nodes)) if uneven else None
+    sizes = None
+    if uneven:
+        sizes = uneven_sizes(dataset.samples, config.nodes, seed=config.seed,
+                             min_size=min(20, dataset.samples // config.nodes))
     problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed, sizes=sizes)
     network = network_by_name(config.graph, config.nodes, seed=config.seed)
     return problem, network

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.errors import SolverError
-from admmcheck.problems import ConsensusProblem
+from admmcheck.problems import ConsensusProblem, LogisticLoss
 
 DEFAULT_TOL = 1e-10
 MAX_NEWTON_STEPS = 100
@@ -82,7 +82,7 @@ class _NodeData:
     x: np.ndarray
     w: np.ndarray
     outer: np.ndarray | None
-    loss: object
+    loss: LogisticLoss
 
     def evaluate(self, f: np.ndarray, margins: np.ndarray, linear: np.ndarray, total: np.ndarray):
         """Objective (*) and the loss's slope and curvature per sample at ``margins`` = x f."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
+from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from typing import Callable, Iterator, Sequence
@@ -84,8 +85,6 @@ def concatenate_runs(runs: Sequence[Run]) -> Run:
     first = runs[0]
     if any(r.algorithm != first.algorithm or r.parameters != first.parameters for r in runs):
         raise InvalidConfiguration("only blocks of one algorithm with the same parameters can be concatenated")
-    from dataclasses import replace
-
     return replace(
         first,
         primal=np.concatenate([r.primal for r in runs]),

@@ -26,6 +26,14 @@ class HeldOut:
     design: np.ndarray
     labels: np.ndarray
 
+    @classmethod
+    def normalised(cls, features: np.ndarray, labels: np.ndarray, widths: tuple[int, ...]) -> "HeldOut":
+        """Test rows with every party's block scaled to unit row norm, as
+        ``split_columns(..., normalise_rows=True)`` scales the training rows (a zero row stays zero)."""
+        blocks = np.split(features, np.cumsum(widths)[:-1], axis=1)
+        return cls(np.hstack([b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-300) for b in blocks]),
+                   labels)
+
     def log_loss(self, x: np.ndarray) -> np.ndarray:
         """Mean log(1 + exp(−y ⟨d, x⟩)) over the test rows, for x (..., d)."""
         margins = self.labels * (x @ self.design.T)

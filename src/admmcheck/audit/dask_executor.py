@@ -37,7 +37,9 @@ def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, An
 
     mechanism, neighbours, seed, timeout = init
     key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout)
-    workers = _LOCAL.__dict__.setdefault("workers", {})  # one subprocess per audit and Dask worker thread
+    workers = getattr(_LOCAL, "workers", None)  # one subprocess per audit and Dask worker thread
+    if workers is None:
+        workers = _LOCAL.workers = {}
     worker = workers.get(key)
     if worker is None:
         worker = workers[key] = WorkerProcess()
