@@ -82,6 +82,22 @@ def test_a_tight_bound_on_the_laplace_mechanism():
     assert result.intervals_bounded == 2 * len(result.candidates)
 
 
+def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its_share():
+    from scipy import stats
+
+    result = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=2, confidence=0.9)
+    rows = result.as_dict()["candidates"]
+    levels = [r["level"] for r in rows]
+    assert len(rows) >= 2 and sum(levels) == pytest.approx(0.1, rel=1e-12)
+    assert max(levels) == pytest.approx(0.05, rel=1e-12)  # the event ranked first on the selection split
+    for row in rows:  # every bound from its own counts at its own level, by scipy's Beta quantiles directly
+        a = 0 if "under d0" in row["event"] else 1
+        (ca, cb), (na, nb) = (row["counts"][a], row["counts"][1 - a]), (row["n"][a], row["n"][1 - a])
+        lower = stats.beta.ppf(row["level"] / 2, ca, na - ca + 1)
+        upper = stats.beta.ppf(1 - row["level"] / 2, cb + 1, nb - cb)
+        assert row["epsilon_lower_bound"] == pytest.approx(max(np.log(lower / upper), 0.0), rel=1e-9, abs=1e-12)
+
+
 def test_mapping_outputs_are_flattened_in_sorted_key_order():
     result = _audit("mapping_output", "scalar_pair", samples=2_000)
     assert result.layout.as_dict() == [{"name": "a", "shape": [1, 1]}, {"name": "b", "shape": [2]}]
@@ -197,7 +213,7 @@ def test_cli_audit_json_contract_and_exit_status(capsys):
     for key in ("verdict", "epsilon_lower_bound", "claimed_epsilon", "claimed_delta", "confidence", "samples",
                 "event", "p_d0", "p_d1", "seed", "wall_time_s"):
         assert key in out
-    assert out["verdict"] == "violation" and out["p_d0"]["n"] == 18_000
+    assert out["verdict"] == "violation" and out["p_d0"]["n"] == 17_000  # 15 % of 20,000 chose the events
     assert main(["audit", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
                  "--epsilon", "1", "--samples", "5000", "--workers", "2"]) == 0
     assert "no-violation-found" in capsys.readouterr().out

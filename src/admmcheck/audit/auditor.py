@@ -4,9 +4,12 @@
    process chooses candidate events on it (:mod:`admmcheck.audit.events`).
 2. Workers draw the bounding split; each block is reduced at once to the events' counts,
    so memory holds one block per worker, never the whole bounding split.
-3. Each event gives ε_lb = ln((p̲_a − δ)/p̄_b) from one-sided Clopper-Pearson bounds at
-   level alpha/(2m), m the number of events bounded (Bonferroni), so all m bounds hold
-   together with probability >= confidence. The audit reports the largest; it is a
+3. Each event gives ε_lb = ln((p̲_a − δ)/p̄_b) from its two one-sided Clopper-Pearson
+   bounds. The error probability alpha = 1 − confidence is split among the events before
+   the bounding split is drawn (a weighted Bonferroni correction, :func:`event_levels`):
+   the event predicted best on the selection split gets half of it, the other events share
+   the other half, so all bounds hold together with probability >= confidence while the
+   likely winner pays little for the others. The audit reports the largest bound; it is a
    **violation** only when that exceeds the claimed ε.
 """
 
@@ -28,7 +31,7 @@ from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
-SELECTION_FRACTION = 0.1
+SELECTION_FRACTION = 0.15
 SELECTION_NUMBERS = 16_000_000  # at most this many output numbers per side are kept for selection
 
 
@@ -83,8 +86,10 @@ class AuditResult:
             "neighbour_pairs": self.pairs,
             "p_d0": side(0),
             "p_d1": side(1),
-            "multiplicity": {"intervals": self.intervals_bounded, "method": "Bonferroni over every one-sided "
-                             "Clopper-Pearson interval of every bounded event"},
+            "multiplicity": {"intervals": self.intervals_bounded, "method": "weighted Bonferroni over every "
+                             "one-sided Clopper-Pearson interval of every bounded event: the event ranked best on "
+                             "the selection split gets half of 1 - confidence (per neighbour pair), the others "
+                             "share the rest; each candidate's 'level' is its share"},
             "candidates": list(self.candidates),
             "output_layout": self.layout.as_dict(),
             "mechanism": self.mechanism,
@@ -134,8 +139,8 @@ def audit(
         layout = sampler.probe()
         k = layout.size
         block_size = max(50, min(10_000, 2_000_000 // max(1, k)))
-        selection = min(max(samples // 10, min(2_000, samples // 2)), max(1_000, SELECTION_NUMBERS // max(1, k)),
-                        samples // 2)
+        selection = min(max(int(samples * SELECTION_FRACTION), min(2_000, samples // 2)),
+                        max(1_000, SELECTION_NUMBERS // max(1, k)), samples // 2)
         bounding = samples - selection
         store = None
         if checkpoint is not None:
@@ -163,7 +168,7 @@ def _run(sampler: Sampler, layout: Layout, claim: PrivacyClaim, samples: int, co
     stored_selection = store.load("selection") if store else {}
     stored_counts = store.load("bounding") if store else {}
     planned = SelectionSizes((selection, selection), (bounding, bounding),
-                             alpha / (2 * MOST_EVENTS * pairs), claim.delta)
+                             event_levels(MOST_EVENTS, alpha / pairs)[0] / 2, claim.delta)
     chosen: list[tuple[int, Event]] = []
     counts: dict[tuple[int, int], np.ndarray] = {}
     complete = True
@@ -220,15 +225,32 @@ def _store(store: Checkpoint | None, phase: str, task: Task, array: np.ndarray) 
         store.store(phase, task.pair, task.side, task.block, array)
 
 
+def event_levels(m: int, alpha: float) -> list[float]:
+    """Error probabilities of ``m`` events ranked best first, summing to ``alpha``.
+
+    The first event gets alpha/2 and the other m − 1 share alpha/2 equally (a lone event gets
+    alpha); each event spends its level on its two one-sided intervals, half each. The levels
+    are fixed by the ranking on the selection split, before any bounding sample is drawn, so
+    by Boole's inequality all bounds hold together with probability >= 1 − alpha.
+    """
+    if m == 1:
+        return [alpha]
+    return [alpha / 2] + [alpha / (2 * (m - 1))] * (m - 1)
+
+
 def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: float, selection: int,
            complete: bool) -> dict[str, Any]:
     m = len(chosen)
-    alpha_each = alpha / (2 * m)
+    per_pair: dict[int, int] = {}
+    for pair, _ in chosen:
+        per_pair[pair] = per_pair.get(pair, 0) + 1
+    levels = {pair: event_levels(size, alpha / len(per_pair)) for pair, size in per_pair.items()}
     candidates, best = [], None
     index_in_pair: dict[int, int] = {}
     for pair, event in chosen:
         k = index_in_pair.get(pair, 0)
         index_in_pair[pair] = k + 1
+        alpha_each = levels[pair][k] / 2
         n = counts[(pair, -1)]
         c = (int(counts[(pair, 0)][k]), int(counts[(pair, 1)][k]))
         a, b = event.numerator, 1 - event.numerator
@@ -239,7 +261,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         intervals[a] = (lower_a, float(cp_upper(c[a], n[a], alpha_each)))
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
-               "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0),
+               "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0), "level": 2 * alpha_each,
                "predicted_on_selection": event.predicted_epsilon,
                "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, claim.epsilon)}
         candidates.append(row)

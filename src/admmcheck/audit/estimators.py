@@ -4,7 +4,7 @@ For an event E with P_a(E) >= p̲_a and P_b(E) <= p̄_b (one-sided Clopper-Pears
 each at level alpha_each), (ε, δ)-DP of the mechanism requires P_a(E) <= e^ε P_b(E) + δ,
 so any claimed ε below ``ln((p̲_a − δ) / p̄_b)`` is refuted; the same pair gives the
 hockey-stick lower bound ``p̲_a − e^ε p̄_b`` on δ at a claimed ε. With m events bounded on
-the same samples, alpha_each = alpha / (2m) (Bonferroni over the 2m one-sided intervals)
+the same samples, levels summing to alpha (a weighted Bonferroni correction over the one-sided intervals)
 makes every bound hold together with probability >= 1 − alpha.
 """
 

@@ -4,7 +4,9 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
 
 * ``coordinate``: ``x_j > c`` or ``x_j < c`` for single output coordinates;
 * ``projection``: thresholds on a learned linear score (logistic regression and the
-  Fisher/LDA direction Σ⁻¹(μ₁ − μ₀));
+  Fisher/LDA direction Σ⁻¹(μ₁ − μ₀)); for outputs that mix atoms (values taken with
+  positive probability, such as a sparse-vector mechanism's "below" marker) with
+  continuous values, also logistic regression on an atom-aware feature map;
 * ``classifier``: thresholds on a non-linear classifier's score (scikit-learn's
   HistGradientBoostingClassifier), DP-Sniper's construction, for laws a linear score
   cannot separate (e.g. the same mean with a different spread);
@@ -30,7 +32,10 @@ from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 
 QUANTILES = 400
 DISCRETE_LIMIT = 2000
-CLASSIFIER_SAMPLES = 20_000
+CLASSIFIER_SAMPLES = 100_000
+ATOM_SHARE = 0.01  # a value taken by at least this share of a coordinate's samples is an atom
+MOST_ATOMS = 4
+MANY_VALUES = 64  # discrete outputs with more distinct values also get the learned families
 PESSIMISM = 0.16  # one-sigma one-sided bounds on the selection split
 
 
@@ -128,11 +133,9 @@ def _as_rows(samples: np.ndarray) -> np.ndarray:
     return contiguous.view(np.dtype((np.void, contiguous.dtype.itemsize * contiguous.shape[1]))).ravel()
 
 
-def _value_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
-    found = _discrete(s0, s1)
-    if found is None:
-        return []
-    unique, inverse = found
+def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: np.ndarray,
+                  sizes: SelectionSizes) -> list[Event]:
+    """The best set of output values per direction, taken in estimated-ratio order."""
     c0 = np.bincount(inverse[: len(s0)], minlength=len(unique)).astype(float)
     c1 = np.bincount(inverse[len(s0):], minlength=len(unique)).astype(float)
     events = []
@@ -223,33 +226,82 @@ def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: 
     return events
 
 
+@dataclass(frozen=True)
+class MixedCoordinates:
+    """Coordinates whose outputs mix atoms with continuous values, and a feature map on them.
+
+    An atom is a value taken by >= ATOM_SHARE of a coordinate's pooled selection samples (the
+    MOST_ATOMS most frequent), like a sparse-vector mechanism's "below" marker beside its
+    noisy answers. :meth:`features` gives one indicator per atom plus the value where it is
+    not an atom (0 where it is), so a linear score can weigh "query i was answered" and "the
+    answer's value" separately, which a linear score on the raw coordinates cannot.
+    """
+
+    atoms: tuple[np.ndarray, ...]
+
+    @classmethod
+    def fit(cls, s0: np.ndarray, s1: np.ndarray) -> MixedCoordinates | None:
+        """The map for these selection samples, or None when no coordinate mixes atoms and other values."""
+        pooled = np.concatenate([s0[:CLASSIFIER_SAMPLES], s1[:CLASSIFIER_SAMPLES]])
+        atoms, mixed = [], False
+        for column in pooled.T:
+            values, counts = np.unique(column, return_counts=True)
+            frequent = counts >= ATOM_SHARE * len(column)
+            order = np.argsort(-counts[frequent], kind="stable")[:MOST_ATOMS]
+            chosen = values[frequent][order]
+            atoms.append(chosen)
+            mixed |= 0 < len(chosen) and counts[frequent][order].sum() < len(column)
+        return cls(tuple(atoms)) if mixed else None
+
+    def features(self, x: np.ndarray) -> np.ndarray:
+        """(n, k') atom indicators and non-atom values."""
+        columns = []
+        for j, atoms in enumerate(self.atoms):
+            column = x[:, j]
+            if len(atoms) == 0:
+                columns.append(column)
+                continue
+            is_atom = column[:, None] == atoms[None, :]
+            columns.extend(is_atom.T.astype(float))
+            columns.append(np.where(is_atom.any(axis=1), 0.0, column))
+        return np.column_stack(columns)
+
+    def describe(self) -> str:
+        with_atoms = sum(1 for a in self.atoms if len(a))
+        return f"atom indicators + values ({with_atoms} of {len(self.atoms)} coordinates with atoms)"
+
+
+def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes: SelectionSizes) -> list[Event]:
+    """Logistic regression on the atom features."""
+    from sklearn.linear_model import LogisticRegression
+
+    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
+    f0, f1 = mixed.features(s0[:m]), mixed.features(s1[:m])
+    f_mean, f_scale = _moments(f0, f1)
+    model = LogisticRegression(max_iter=500).fit((np.concatenate([f0, f1]) - f_mean) / f_scale, np.repeat([0, 1], m))
+    del f0, f1
+    w = model.coef_[0] / f_scale
+    events = [_threshold_event("projection", f"logistic score on {mixed.describe()}",
+                               lambda x, w=w: mixed.features(x) @ w, s0, s1, sizes)]
+    return events
+
+
 def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
-    half = m // 2  # fit on one half of the selection split, choose the threshold on the other
-    model = HistGradientBoostingClassifier(max_iter=100, random_state=seed, early_stopping=False).fit(
-        np.concatenate([s0[:half], s1[:half]]), np.repeat([0, 1], half))
+    fit = 2 * min(len(s0), len(s1), CLASSIFIER_SAMPLES) // 3  # fit on these, choose the threshold on the rest
+    model = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed,
+                                           early_stopping=False).fit(
+        np.concatenate([s0[:fit], s1[:fit]]), np.repeat([0, 1], fit))
     score = model.decision_function
-    return [_threshold_event("classifier", "gradient-boosting score", score, s0[half:], s1[half:], sizes)]
+    return [_threshold_event("classifier", "gradient-boosting score", score, s0[fit:], s1[fit:], sizes)]
 
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
                      per_family: int = 2, most: int = 10) -> list[Event]:
-    """The events worth bounding: the best ``per_family`` of every family, ``most`` in all."""
-    families: dict[str, list[Event]] = {}
-    values = _value_events(s0, s1, layout, sizes)
-    if values:
-        families["values"] = values
-    families["support"] = _support_events(s0, s1, sizes)
-    families["coordinate"] = [
-        _threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, sizes)
-        for j in _coordinates(s0, s1, layout)
-    ]
-    if not values:
-        families["projection"] = _linear_events(s0, s1, sizes, seed)
-        families["classifier"] = _classifier_events(s0, s1, sizes, seed)
+    """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first."""
     chosen: list[Event] = []
+    families = _families(s0, s1, layout, sizes, seed)
     for events in families.values():
         ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
         chosen.extend(ranked[:per_family])
@@ -257,3 +309,23 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     if not chosen:  # nothing predicts a bound: keep one event so the audit still reports counts
         chosen = [families["coordinate"][0]]
     return chosen[:most]
+
+
+def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int) -> dict[str, list[Event]]:
+    """Candidate events of every family that applies to these samples, by family."""
+    families: dict[str, list[Event]] = {}
+    discrete = _discrete(s0, s1)
+    if discrete is not None:
+        families["values"] = _value_events(s0, s1, *discrete, sizes)
+    families["support"] = _support_events(s0, s1, sizes)
+    if discrete is None or len(discrete[0]) > MANY_VALUES:  # too many values to estimate each one's ratio well
+        families["projection"] = _linear_events(s0, s1, sizes, seed)
+        mixed = MixedCoordinates.fit(s0, s1) if discrete is None else None
+        if mixed is not None:
+            families["mixed"] = _mixed_events(s0, s1, mixed, sizes)
+        families["classifier"] = _classifier_events(s0, s1, sizes, seed)
+    families["coordinate"] = [
+        _threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, sizes)
+        for j in _coordinates(s0, s1, layout)
+    ]
+    return {name: events for name, events in families.items() if events}

@@ -1,0 +1,70 @@
+"""The candidate-event families of the black-box auditor, on hand-made selection samples."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from admmcheck.audit.auditor import event_levels
+from admmcheck.audit.estimators import cp_lower, cp_upper
+from admmcheck.audit.events import MixedCoordinates, SelectionSizes, candidate_events
+
+
+class _Layout:
+    def describe(self, j: int) -> str:
+        return f"output[{j}]"
+
+
+def test_event_levels_give_the_first_event_half_and_sum_to_alpha():
+    assert event_levels(1, 0.05) == [0.05]
+    levels = event_levels(5, 0.05)
+    assert levels[0] == 0.025 and levels[1:] == [0.00625] * 4
+    assert sum(levels) == pytest.approx(0.05, rel=1e-15)
+
+
+def test_atom_features_split_markers_from_values():
+    # column 0: the marker -1000 (an atom) or a continuous value; column 1: continuous only
+    rng = np.random.default_rng(0)
+    s0 = np.column_stack([np.where(rng.random(500) < 0.5, -1000.0, rng.normal(size=500)), rng.normal(size=500)])
+    s1 = s0 + np.array([0.0, 0.1])
+    mixed = MixedCoordinates.fit(s0, s1)
+    assert mixed is not None and list(mixed.atoms[0]) == [-1000.0] and len(mixed.atoms[1]) == 0
+    x = np.array([[-1000.0, 2.5], [0.75, -1.0]])
+    np.testing.assert_array_equal(mixed.features(x), [[1.0, 0.0, 2.5], [0.0, 0.75, -1.0]])
+
+
+def test_outputs_without_atoms_or_only_atoms_get_no_mixed_features():
+    rng = np.random.default_rng(1)
+    continuous = rng.normal(size=(400, 3))
+    assert MixedCoordinates.fit(continuous, continuous + 1) is None
+    patterns = rng.integers(0, 2, size=(400, 3)).astype(float)
+    assert MixedCoordinates.fit(patterns, patterns) is None
+
+
+def test_many_valued_discrete_outputs_also_get_learned_scores():
+    # 10 independent bits, each likelier to be set under d1: 1024 patterns, too many to rank one
+    # by one from the selection split, while the count of ones (a linear score) is the likelihood
+    # ratio. Judged by the exact law of the patterns, the learned score's event must be worth
+    # more on the bounding split than the best set of values chosen on the selection split.
+    rng = np.random.default_rng(2)
+    n = 40_000
+    s0 = (rng.random((n, 10)) < 0.5).astype(float)
+    s1 = (rng.random((n, 10)) < 0.6).astype(float)
+    sizes = SelectionSizes((n, n), (9 * n, 9 * n), 0.0125, 0.0)
+    events = candidate_events(s0, s1, _Layout(), sizes)
+    assert {"values", "projection"} <= {e.family for e in events}
+
+    patterns = ((np.arange(1024)[:, None] >> np.arange(10)) & 1).astype(float)
+    ones = patterns.sum(axis=1)
+    law = [0.5**10 * np.ones(1024), 0.6**ones * 0.4 ** (10 - ones)]
+
+    def expected_bound(event):
+        inside = event.indicator(patterns)
+        a = event.numerator
+        pa, pb = law[a][inside].sum(), law[1 - a][inside].sum()
+        m = 9 * n
+        return np.log(cp_lower(pa * m, m, 0.0125) / cp_upper(pb * m, m, 0.0125))
+
+    learned = max(expected_bound(e) for e in events if e.family == "projection")
+    values = max(expected_bound(e) for e in events if e.family == "values")
+    assert learned > values
