@@ -281,9 +281,8 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
     model = LogisticRegression(max_iter=500).fit((np.concatenate([f0, f1]) - f_mean) / f_scale, np.repeat([0, 1], m))
     del f0, f1
     w = model.coef_[0] / f_scale
-    events = [_threshold_event("projection", f"logistic score on {mixed.describe()}",
-                               lambda x, w=w: mixed.features(x) @ w, s0, s1, sizes)]
-    return events
+    return [_threshold_event("projection", f"logistic score on {mixed.describe()}",
+                             lambda x, w=w: mixed.features(x) @ w, s0, s1, sizes)]
 
 
 def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
