@@ -451,17 +451,8 @@ def b_noisy_hist(scale, h, cells):
 
 
 def b_truncated_geometric(c0, c1):
-    def probs(c, n=5):  # the CDF table of dpsniper_mechanisms.truncated_geometric, as exact fractions
-        k = math.ceil(math.log(2 / EPS))
-        d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
-        cdf = []
-        for z in range(n + 1):
-            if z < c:
-                cdf.append(2 ** (k * (c - z)) * (2**k + 1) ** (n - (c - z)))
-            elif z < n:
-                cdf.append(d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)))
-            else:
-                cdf.append(d)
+    def probs(c, n=5):  # the sampler's own CDF table, as exact fractions
+        cdf, d = M.truncated_geometric_cdf(c, n)
         return [float(Fraction(cdf[z] - (cdf[z - 1] if z else 0), d)) for z in range(n + 1)]
 
     law, lookup = atoms(np.arange(6), probs(c0), probs(c1), 1e-5)

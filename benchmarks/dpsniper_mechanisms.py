@@ -42,8 +42,8 @@ def pair_laplace_mechanism():
     return (1.0, 2.0)
 
 
-def truncated_geometric(c, rng, n=5):
-    """Balcer and Vadhan's truncated geometric sampler with k = ceil(ln(2/eps)) = 3 (true eps ln(1 + 2^-k))."""
+def truncated_geometric_cdf(c, n=5):
+    """(integer CDF table over z = 0..n, its denominator d) of Balcer and Vadhan's sampler."""
     k = math.ceil(math.log(2 / EPS))
     d = (2 ** (k + 1) + 1) * (2**k + 1) ** (n - 1)
     cdf = []
@@ -54,6 +54,12 @@ def truncated_geometric(c, rng, n=5):
             cdf.append(d - 2 ** (k * (z - c + 1)) * (2**k + 1) ** (n - 1 - (z - c)))
         else:
             cdf.append(d)
+    return cdf, d
+
+
+def truncated_geometric(c, rng, n=5):
+    """Balcer and Vadhan's truncated geometric sampler with k = ceil(ln(2/eps)) = 3 (true eps ln(1 + 2^-k))."""
+    cdf, d = truncated_geometric_cdf(c, n)
     u = int(rng.integers(1, d + 1))
     return float(next(z for z, value in enumerate(cdf) if value >= u))
 
