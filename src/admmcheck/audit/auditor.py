@@ -148,7 +148,8 @@ def audit(
                 "mechanism": mechanism.describe(), "neighbours": neighbours.describe(), "seed": seed,
                 "mechanism_sha256": mechanism.fingerprint(), "neighbours_sha256": neighbours.fingerprint(),
                 "samples": samples, "epsilon": claim.epsilon, "delta": claim.delta, "confidence": confidence,
-                "block_size": block_size, "selection": selection, "output_size": k, "version": 1,
+                "block_size": block_size, "selection": selection, "output_size": k,
+                "version": 2,  # stored bounding counts belong to the events this code chooses: bump when that changes
             })
         try:
             outcome = _run(sampler, layout, claim, samples, confidence, seed, selection, bounding, block_size,
