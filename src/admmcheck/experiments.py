@@ -175,6 +175,50 @@ def _curve(label: str, panel: str, problem: ConsensusProblem, run: Run, bound, p
     return Curve(label, panel, run.algorithm, parameters, mean, spread, bound.curve, bound.holds, losses[:, -1])
 
 
+@dataclass(frozen=True)
+class _PrivateRuns:
+    """What the accuracy/privacy experiments share: the problem, network, bound setting, T and
+    the trial seeds every setting reuses (so comparisons are paired); each method runs one
+    private mechanism with its bound and returns its :class:`Curve`."""
+
+    problem: ConsensusProblem
+    network: Network
+    setting: BoundSetting
+    iterations: int
+    seeds: tuple[np.random.SeedSequence, ...]
+
+    @classmethod
+    def of(cls, problem: ConsensusProblem, network: Network, iterations: int, runs: int, seed: int) -> _PrivateRuns:
+        iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
+        return cls(problem, network, BoundSetting.from_problem(problem, network), iterations,
+                   trial_seeds(seed, runs))
+
+    def pp(self, label: str, panel: str, penalty, theta: float, alpha, parameters) -> Curve:
+        """PP (Alg. 1) with its Theorem 4.1 bound."""
+        bound = pp_bound(self.setting, penalty, alpha, theta, self.iterations)
+        run = run_pp(self.problem, self.network, penalty=penalty, theta=theta, alpha=alpha,
+                     iterations=self.iterations, seeds=self.seeds)
+        return _curve(label, panel, self.problem, run, bound, parameters)
+
+    def dvp(self, label: str, panel: str, theta: float, alpha, parameters) -> Curve:
+        """DVP: PP with the constant penalty eta = theta."""
+        bound = pp_bound(self.setting, theta, alpha, theta, self.iterations)
+        run = run_dvp(self.problem, self.network, theta=theta, alpha=alpha, iterations=self.iterations,
+                      seeds=self.seeds)
+        return _curve(label, panel, self.problem, run, bound, parameters)
+
+    def radmm(self, label: str, panel: str, eta, gamma, alpha, parameters) -> Curve:
+        """Private R-ADMM (Alg. 2) with its Theorem IV.1 bound."""
+        bound = radmm_bound(self.setting, eta, alpha, self.iterations)
+        run = run_private_radmm(self.problem, self.network, eta=eta, gamma=gamma, alpha=alpha,
+                                iterations=self.iterations, seeds=self.seeds)
+        return _curve(label, panel, self.problem, run, bound, parameters)
+
+    def matched_dvp_alpha(self, theta: float, target: float) -> float:
+        """The constant DVP alpha whose final bound is ``target``."""
+        return pp_alpha_for_target(self.setting, theta, theta, target, self.iterations)
+
+
 def madmm_fig2(
     problem: ConsensusProblem,
     network: Network,
@@ -193,25 +237,18 @@ def madmm_fig2(
     constant alpha that gives the same final bound P(T). All settings use the same
     ``runs`` seeds (so the same f(0) per run).
     """
-    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
-    setting = BoundSetting.from_problem(problem, network)
-    seeds = trial_seeds(seed, runs)
+    runs_of = _PrivateRuns.of(problem, network, iterations, runs, seed)
     curves = []
     for alpha1 in initial_alphas:
         panel = f"alpha(1)={alpha1:g}"
         for q1, q2 in growths:
             penalty, alpha = GeometricSchedule(theta, q1), GeometricSchedule(alpha1, q2)
-            bound = pp_bound(setting, penalty, alpha, theta, iterations)
-            run = run_pp(problem, network, penalty=penalty, theta=theta, alpha=alpha, iterations=iterations, seeds=seeds)
-            params = {"theta": theta, "q1": q1, "alpha1": alpha1, "q2": q2}
-            curves.append(_curve(f"PP q1={q1:g} q2={q2:g}", panel, problem, run, bound, params))
-            target = float(np.max(bound.per_node))
-            dvp_alpha = pp_alpha_for_target(setting, theta, theta, target, iterations)
-            dvp_bound = pp_bound(setting, theta, dvp_alpha, theta, iterations)
-            dvp = run_dvp(problem, network, theta=theta, alpha=dvp_alpha, iterations=iterations, seeds=seeds)
-            params = {"theta": theta, "alpha": dvp_alpha, "matched_to": f"PP q1={q1:g} q2={q2:g}"}
-            curves.append(_curve(f"DVP alpha={dvp_alpha:.3g} (same P(T))", panel, problem, dvp, dvp_bound, params))
-    return Experiment("madmm-fig2", tuple(curves), runs, iterations, seed)
+            pp = runs_of.pp(f"PP q1={q1:g} q2={q2:g}", panel, penalty, theta, alpha,
+                            {"theta": theta, "q1": q1, "alpha1": alpha1, "q2": q2})
+            dvp_alpha = runs_of.matched_dvp_alpha(theta, float(pp.privacy[-1]))
+            curves += [pp, runs_of.dvp(f"DVP alpha={dvp_alpha:.3g} (same P(T))", panel, theta, dvp_alpha,
+                                       {"theta": theta, "alpha": dvp_alpha, "matched_to": pp.label})]
+    return Experiment("madmm-fig2", tuple(curves), len(runs_of.seeds), runs_of.iterations, seed)
 
 
 def radmm_fig2(
@@ -232,28 +269,19 @@ def radmm_fig2(
     DVP (theta = eta) and PP (eta(t) = eta pp_growth^(t-1), alpha(t) = alpha(1) pp_growth^(t-1))
     get the alpha that makes their final bound equal to private R-ADMM's.
     """
-    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
-    setting = BoundSetting.from_problem(problem, network)
-    seeds = trial_seeds(seed, runs)
+    runs_of = _PrivateRuns.of(problem, network, iterations, runs, seed)
     curves = []
     for alpha in alphas:
         panel = f"alpha={alpha:g}"
-        bound = radmm_bound(setting, eta, alpha, iterations)
-        run = run_private_radmm(problem, network, eta=eta, gamma=gamma, alpha=alpha, iterations=iterations, seeds=seeds)
-        curves.append(_curve("private R-ADMM", panel, problem, run, bound, {"eta": eta, "gamma": gamma, "alpha": alpha}))
-        target = float(np.max(bound.per_node))
-        dvp_alpha = pp_alpha_for_target(setting, eta, eta, target, iterations)
-        dvp = run_dvp(problem, network, theta=eta, alpha=dvp_alpha, iterations=iterations, seeds=seeds)
-        dvp_bound = pp_bound(setting, eta, dvp_alpha, eta, iterations)
-        curves.append(_curve("DVP (same P(T))", panel, problem, dvp, dvp_bound, {"theta": eta, "alpha": dvp_alpha}))
+        radmm = runs_of.radmm("private R-ADMM", panel, eta, gamma, alpha, {"eta": eta, "gamma": gamma, "alpha": alpha})
+        target = float(radmm.privacy[-1])
+        dvp_alpha = runs_of.matched_dvp_alpha(eta, target)
         penalty = GeometricSchedule(eta, pp_growth)
-        pp_alpha = pp_alpha_for_target(setting, penalty, eta, target, iterations, growth=pp_growth)
-        noise = GeometricSchedule(pp_alpha, pp_growth)
-        pp = run_pp(problem, network, penalty=penalty, theta=eta, alpha=noise, iterations=iterations, seeds=seeds)
-        pp_b = pp_bound(setting, penalty, noise, eta, iterations)
-        params = {"theta": eta, "q1": pp_growth, "alpha1": pp_alpha, "q2": pp_growth}
-        curves.append(_curve("PP (same P(T))", panel, problem, pp, pp_b, params))
-    return Experiment("radmm-fig2", tuple(curves), runs, iterations, seed)
+        pp_alpha = pp_alpha_for_target(runs_of.setting, penalty, eta, target, runs_of.iterations, growth=pp_growth)
+        curves += [radmm, runs_of.dvp("DVP (same P(T))", panel, eta, dvp_alpha, {"theta": eta, "alpha": dvp_alpha}),
+                   runs_of.pp("PP (same P(T))", panel, penalty, eta, GeometricSchedule(pp_alpha, pp_growth),
+                              {"theta": eta, "q1": pp_growth, "alpha1": pp_alpha, "q2": pp_growth})]
+    return Experiment("radmm-fig2", tuple(curves), len(runs_of.seeds), runs_of.iterations, seed)
 
 
 def madmm_fig1(
@@ -348,28 +376,21 @@ def radmm_fig3(
     kept equal: the growing run gets alpha_i(k) = alpha + 1.4 c1 (1/(rho/N + 2 V_i) -
     1/(rho/N + 2 eta(2k-1) V_i)), so P(t) is the same curve for both (the bound taken per
     iteration with that iteration's eta, :func:`~admmcheck.privacy.radmm_bound`)."""
-    iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
-    setting = BoundSetting.from_problem(problem, network)
-    seeds = trial_seeds(seed, runs)
+    runs_of = _PrivateRuns.of(problem, network, iterations, runs, seed)
+    setting = runs_of.setting
     eta_schedule, gamma_schedule = GeometricSchedule(growth, growth), GeometricSchedule(0.2 * growth, growth)
-    odd_etas = step_schedule("eta", eta_schedule, iterations)[0::2]
+    odd_etas = step_schedule("eta", eta_schedule, runs_of.iterations)[0::2]
     base, degrees = setting.rho / setting.nodes, np.asarray(setting.degrees, float)
     curves = []
     for alpha in alphas:
         panel = f"alpha={alpha:g}"
-        bound = radmm_bound(setting, 1.0, alpha, iterations)
-        run = run_private_radmm(problem, network, eta=1.0, gamma=0.2, alpha=alpha, iterations=iterations, seeds=seeds)
-        curves.append(_curve("eta = 1, gamma = 0.2", panel, problem, run, bound, {"eta": 1.0, "gamma": 0.2,
-                                                                              "alpha": alpha}))
         matched = alpha + LOG_FACTOR * setting.c1 * (1.0 / (base + 2.0 * degrees)
                                                      - 1.0 / (base + 2.0 * odd_etas[:, None] * degrees))
-        grown_bound = radmm_bound(setting, eta_schedule, matched, iterations)
-        grown = run_private_radmm(problem, network, eta=eta_schedule, gamma=gamma_schedule, alpha=matched,
-                                  iterations=iterations, seeds=seeds)
-        curves.append(_curve(f"eta(t) = {growth:g}^t, gamma(t) = 0.2 * {growth:g}^t (same P(t))", panel, problem,
-                             grown, grown_bound, {"growth": growth, "alpha1": float(matched[0].min()),
-                                                  "alphaK": float(matched[-1].max())}))
-    return Experiment("radmm-fig3", tuple(curves), runs, iterations, seed)
+        curves += [runs_of.radmm("eta = 1, gamma = 0.2", panel, 1.0, 0.2, alpha, {"eta": 1.0, "gamma": 0.2, "alpha": alpha}),
+                   runs_of.radmm(f"eta(t) = {growth:g}^t, gamma(t) = 0.2 * {growth:g}^t (same P(t))", panel,
+                                 eta_schedule, gamma_schedule, matched,
+                                 {"growth": growth, "alpha1": float(matched[0].min()), "alphaK": float(matched[-1].max())})]
+    return Experiment("radmm-fig3", tuple(curves), len(runs_of.seeds), runs_of.iterations, seed)
 
 
 def run_experiment(name: str, problem: ConsensusProblem, network: Network, **options) -> Experiment:
