@@ -61,8 +61,8 @@ def tightness(samples: int) -> list[dict[str, object]]:
     rows = []
     for name, fields in SETTINGS.items():
         config = ReferenceAuditConfig(dataset="synthetic", **fields)
-        claim, _, mechanism, pairs = reference_claim(config)
-        (d0, d1), = pairs
+        claim, _, mechanism, pair = reference_claim(config)
+        d0, d1 = pair.d0, pair.d1
         losses = privacy_loss(mechanism, d0, d1,
                               mechanism.batch_run(d0, np.random.SeedSequence(1).spawn(samples)).primal).total
         worst = worst_case(mechanism, d0, records=3, seed=0)

@@ -37,9 +37,9 @@ def _config(drawn: dict) -> ReferenceAuditConfig:
 @given(drawn=settings_strategy)
 def test_black_box_lower_bound_never_exceeds_the_white_box_worst_case(drawn):
     config = _config(drawn)
-    claim, _, mechanism, pairs = reference_claim(config)
-    (d0, d1), = pairs
-    result = audit(Source(obj=mechanism), Source(obj=pairs), claim, samples=config.audit_samples,
+    claim, _, mechanism, pair = reference_claim(config)
+    d0, d1 = pair.d0, pair.d1
+    result = audit(Source(obj=mechanism), Source(obj=pair), claim, samples=config.audit_samples,
                    confidence=0.95, seed=config.seed, workers=2)
     largest = max(worst_case(mechanism, d0, records=1, free_point=False, seed=0).value,
                   worst_case(mechanism, d1, records=1, free_point=False, seed=0).value)
@@ -49,8 +49,8 @@ def test_black_box_lower_bound_never_exceeds_the_white_box_worst_case(drawn):
 @settings(max_examples=max(settings().max_examples // 4, 1))
 @given(drawn=settings_strategy.filter(lambda d: d["mechanism"] != "pvp"))
 def test_no_sampled_loss_exceeds_beta_when_the_preconditions_hold(drawn):
-    claim, _, mechanism, pairs = reference_claim(_config(drawn))
-    (d0, d1), = pairs
+    claim, _, mechanism, pair = reference_claim(_config(drawn))
+    d0, d1 = pair.d0, pair.d1
     run = mechanism.batch_run(d0, np.random.SeedSequence(drawn["seed"]).spawn(1000))
     losses = privacy_loss(mechanism, d0, d1, run.primal).total
     assert not exceeds(float(losses.max()), claim.epsilon), (float(losses.max()), claim.epsilon)

@@ -229,9 +229,9 @@ def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
     from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
 
     config = ReferenceAuditConfig(mechanism=name, audit_samples=10_000, workers=2, seed=2)
-    claim, bound, mechanism, pairs = reference_claim(config)
+    claim, bound, mechanism, pair = reference_claim(config)
     assert bound["beta"] == claim.epsilon and all(bound["preconditions"].values())
-    (d0, d1), = pairs
+    d0, d1 = pair.d0, pair.d1
     assert sum(int(np.sum(a != b)) for a, b in zip(d0.labels, d1.labels)) == 1  # one record changed
     result, _ = run_reference_audit(config)
     assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= claim.epsilon

@@ -18,8 +18,8 @@ from admmcheck.cli import main
 
 @pytest.mark.parametrize("name", ["pp", "radmm"])
 def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_loss(name):
-    claim, bound, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism=name, iterations=4))
-    d0 = pairs[0][0]
+    claim, bound, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism=name, iterations=4))
+    d0 = pair.d0
     worst = worst_case(mechanism, d0, records=2, seed=1)
     assert not exceeds(worst.value, claim.epsilon)
     assert worst.value > 0.5 * claim.epsilon  # the search gets near the bound (the proof is loose by < 2x)
@@ -32,9 +32,9 @@ def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_los
 
 
 def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
-    claim, _, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=6,
+    claim, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=6,
                                                                       neighbours="feature-move"))
-    (d0, d1), = pairs
+    d0, d1 = pair.d0, pair.d1
     run = mechanism.batch_run(d0, np.random.SeedSequence(3).spawn(3000))
     losses = privacy_loss(mechanism, d0, d1, run.primal).total
     assert np.isfinite(losses).all() and not exceeds(float(losses.max()), claim.epsilon)
@@ -43,11 +43,11 @@ def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
 def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
     """The mutant skips the noise at t = 3 (alpha = inf there) while claiming the theorem's beta
     for alpha = 5 everywhere: every transcript's exact loss is infinite."""
-    claim, _, mechanism, pairs = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=5))
+    claim, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=5))
     alpha = np.full((5, mechanism.network.nodes), 5.0)
     alpha[2] = np.inf
     mutant = ReferenceMechanism("pp", mechanism.network, 5, dict(mechanism.parameters) | {"alpha": alpha})
-    (d0, d1), = pairs
+    d0, d1 = pair.d0, pair.d1
     losses = privacy_loss(mutant, d0, d1, mutant.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)
     assert np.all(np.isposinf(losses.per_step[:, 2, 0])) and exceeds(float(losses.total.max()), claim.epsilon)
     honest = privacy_loss(mechanism, d0, d1, mechanism.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)

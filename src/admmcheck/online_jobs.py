@@ -126,7 +126,7 @@ class DpsdaAuditConfig:
 def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[str, object]:
     """Black-box audit against T·ε, and with ``white_box`` the exact loss of the same number of
     transcripts and its searched worst case."""
-    from admmcheck.audit import PrivacyClaim, Source, audit
+    from admmcheck.audit import Pair, PrivacyClaim, Source, audit
     from admmcheck.audit.dpsda_audit import DpsdaMechanism, change_one_round, dpsda_privacy_loss, worst_case_loss
     from admmcheck.audit.loss_profile import loss_distribution
 
@@ -138,7 +138,7 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=config.algorithm == "dpsda-ps")
     t0 = config.changed_round
     pair = change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
-    result = audit(Source(obj=mechanism), Source(obj=[pair]), PrivacyClaim(claims.epsilon_total), samples=config.audit_samples,
+    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total), samples=config.audit_samples,
                    confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
                    progress=progress, scheduler=config.scheduler)
     summary = result.as_dict() | {"claims": claims.as_dict(config.iterations),

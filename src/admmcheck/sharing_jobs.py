@@ -208,7 +208,7 @@ class SharingAuditConfig:
 def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dict[str, object]:
     """Black-box audit of the released values against the paper's total claim, and with
     ``white_box`` the exact loss of ``audit_samples`` transcripts (support evidence included)."""
-    from admmcheck.audit import PrivacyClaim, Source, audit
+    from admmcheck.audit import Pair, PrivacyClaim, Source, audit
     from admmcheck.audit.sharing_audit import SharingMechanism, replace_one_row, sharing_privacy_loss
 
     data = dataset_by_name("synthetic", seed=config.seed, samples=config.samples, dim=config.dim)
@@ -218,7 +218,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
                           delta_prime=config.delta_prime)
     mechanism = SharingMechanism(config.rho, claim.sigma, config.iterations)
     pair = replace_one_row(problem, 0, 0, config.neighbours)
-    result = audit(Source(obj=mechanism), Source(obj=[pair]),
+    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)),
                    PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
                    samples=config.audit_samples, confidence=config.confidence, seed=config.seed,
                    workers=config.workers, timeout=config.timeout, progress=progress, scheduler=config.scheduler)

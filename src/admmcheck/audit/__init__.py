@@ -7,8 +7,8 @@ bounds ε from below on the other with exact Clopper-Pearson intervals. See
 """
 
 from admmcheck.audit.auditor import AuditResult, audit
-from admmcheck.audit.contract import Layout, PrivacyClaim, flatten_output, vectorised
+from admmcheck.audit.contract import Layout, Pair, Pairs, PrivacyClaim, flatten_output, vectorised
 from admmcheck.audit.sampling import Source, sample_generator
 
-__all__ = ["AuditResult", "Layout", "PrivacyClaim", "Source", "audit", "flatten_output", "sample_generator",
+__all__ = ["AuditResult", "Layout", "Pair", "Pairs", "PrivacyClaim", "Source", "audit", "flatten_output", "sample_generator",
            "vectorised"]

@@ -5,8 +5,9 @@
   flat layout (:class:`Layout`) is reported with the result. A mechanism may carry a
   vectorised form as the attribute ``batch``: ``mechanism.batch(data, rng, n) -> (n, k)``
   (see :func:`vectorised`); the sampler uses it when present.
-* **Neighbours** are a zero-argument callable returning one pair ``(d0, d1)`` or an
-  iterable of pairs.
+* **Neighbours** are a zero-argument callable returning :class:`Pair` ``(d0, d1)``, several
+  as :class:`Pairs`, or a plain 2-tuple ``(d0, d1)`` where that cannot be misread (see
+  :func:`neighbour_pairs`).
 * A **claim** is :class:`PrivacyClaim` ``(epsilon, delta)``.
 
 Mechanisms and neighbours given as text (``FILE.py:NAME`` or ``module:NAME``) are loaded
@@ -22,6 +23,7 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Iterable, Sized
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -91,21 +93,90 @@ def vectorised(batch: Callable[[Any, np.random.Generator, int], np.ndarray]):
     return attach
 
 
-def neighbour_pairs(produced: object) -> list[tuple[Any, Any]]:
-    """Normalise what a neighbours callable returned to a list of (d0, d1) pairs."""
-    if isinstance(produced, tuple) and len(produced) == 2 and not _is_pair(produced[0]):
+@dataclass(frozen=True)
+class Pair:
+    """One pair of neighbouring datasets ``(d0, d1)``, read as exactly that whatever the datasets
+    are (``Pair((X0, y0), (X1, y1))`` is one pair of supervised datasets)."""
+
+    d0: Any
+    d1: Any
+
+    def dataset(self, side: int) -> Any:
+        """``d0`` for side 0, ``d1`` for side 1."""
+        return self.d1 if side else self.d0
+
+
+@dataclass(frozen=True, init=False)
+class Pairs:
+    """Several pairs of neighbouring datasets, each audited: ``Pairs([Pair(a0, a1), (b0, b1), ...])``.
+    Inside ``Pairs`` a plain 2-tuple is always one pair."""
+
+    pairs: tuple[Pair, ...]
+
+    def __init__(self, pairs: Iterable[Pair | tuple[Any, Any] | list[Any]]) -> None:
+        if isinstance(pairs, (Pair, Pairs)) or not isinstance(pairs, Iterable):
+            raise InvalidConfiguration("Pairs takes a list of pairs, e.g. Pairs([Pair(d0, d1), Pair(e0, e1)])")
+        converted = []
+        for position, pair in enumerate(pairs):
+            if isinstance(pair, Pair):
+                converted.append(pair)
+            elif isinstance(pair, (tuple, list)) and len(pair) == 2:
+                converted.append(Pair(pair[0], pair[1]))
+            else:
+                raise InvalidConfiguration(f"Pairs: item {position} is a {type(pair).__name__}, not a pair; "
+                                           "write each item as Pair(d0, d1)")
+        if not converted:
+            raise InvalidConfiguration("Pairs: no pairs given; give at least one Pair(d0, d1)")
+        object.__setattr__(self, "pairs", tuple(converted))
+
+
+PAIR_CONTRACT = ("return admmcheck.audit.Pair(d0, d1) for one pair, or admmcheck.audit.Pairs([Pair(d0, d1), ...]) "
+                 "for several")
+
+
+def neighbour_pairs(produced: object) -> list[Pair]:
+    """What a neighbours callable returned, read one way only, as a list of :class:`Pair`.
+
+    ``Pair`` and ``Pairs`` say what they are. A plain 2-tuple or 2-list is one pair ``(d0, d1)``,
+    except when both its items are themselves 2-tuples or 2-lists: ``((X0, y0), (X1, y1))`` could be
+    one pair of ``(X, y)`` datasets or two pairs, so it is refused with a message saying how to write
+    either. Several pairs come only as ``Pairs``: any other iterable is refused.
+    """
+    if isinstance(produced, Pair):
         return [produced]
-    try:
-        pairs = list(produced)  # type: ignore[arg-type]
-    except TypeError:
-        raise InvalidConfiguration("--neighbors must return a pair (d0, d1) or an iterable of pairs") from None
-    if not pairs or not all(_is_pair(p) for p in pairs):
-        raise InvalidConfiguration("--neighbors must return a pair (d0, d1) or an iterable of such pairs")
-    return [tuple(p) for p in pairs]
+    if isinstance(produced, Pairs):
+        return list(produced.pairs)
+    if isinstance(produced, (tuple, list)) and len(produced) == 2:
+        first, second = produced
+        if isinstance(first, Pair) or isinstance(second, Pair):
+            raise InvalidConfiguration(f"the neighbours returned a plain {type(produced).__name__} of Pair objects; "
+                                       "write Pairs([...]) for several pairs")
+        if _two_sequence(first) and _two_sequence(second):
+            raise InvalidConfiguration(
+                f"the neighbours returned {_shape_of(produced)}: is that one pair of datasets that are themselves "
+                "2-tuples, such as (X, y), or two pairs? It is not guessed: write Pair((X0, y0), (X1, y1)) for "
+                "one pair, or Pairs([(a0, a1), (b0, b1)]) for two")
+        return [Pair(first, second)]
+    if isinstance(produced, (str, bytes)) or not isinstance(produced, Iterable):
+        raise InvalidConfiguration(f"the neighbours returned a {type(produced).__name__}, not a pair; "
+                                   + PAIR_CONTRACT)
+    raise InvalidConfiguration(
+        f"the neighbours returned a {type(produced).__name__}"
+        + (f" of {len(produced)} items" if isinstance(produced, Sized) else "")
+        + "; a plain tuple or list is read only as one pair (d0, d1) and several pairs are never guessed: "
+        + PAIR_CONTRACT)
 
 
-def _is_pair(value: object) -> bool:
+def _two_sequence(value: object) -> bool:
     return isinstance(value, (tuple, list)) and len(value) == 2
+
+
+def _shape_of(value: object) -> str:
+    """``((a, b), (c, d))`` with the item types named, for the ambiguity message."""
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_shape_of(v) for v in value)
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    return type(value).__name__
 
 
 def load_callable(spec: str) -> Callable:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from admmcheck.audit.auditor import AuditResult, audit
-from admmcheck.audit.contract import PrivacyClaim
+from admmcheck.audit.contract import Pair, PrivacyClaim
 from admmcheck.audit.reference import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
 from admmcheck.audit.sampling import Source
 from admmcheck.errors import InvalidConfiguration, PreconditionError
@@ -110,9 +110,9 @@ class ReferenceAuditConfig(ProblemSetting):
         check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout, self.max_time)
 
 
-def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, list]:
+def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, Pair]:
     """The claim (the theorem's β as ``admmcheck bound`` evaluates it, or ``epsilon`` for PVP),
-    the bound's summary, the mechanism and the neighbours."""
+    the bound's summary, the mechanism and the neighbour pair."""
     setting = {name: getattr(config, name) for name in SETTING_FIELDS}
     problem, network = build_problem(config)
     bound = None
@@ -134,14 +134,14 @@ def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[st
                                 "fail); there is no claim to audit. Raise --theta/--eta or the node sizes")
     epsilon = config.epsilon if bound is None else bound.require()
     mechanism = ReferenceMechanism(config.mechanism, network, config.iterations, parameters)
-    pairs = [replace_one_record(problem, 0, 0, config.neighbours)]
-    return PrivacyClaim(epsilon), (bound.summary() if bound else {"theorem": None}), mechanism, pairs
+    pair = Pair(*replace_one_record(problem, 0, 0, config.neighbours))
+    return PrivacyClaim(epsilon), (bound.summary() if bound else {"theorem": None}), mechanism, pair
 
 
 def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) -> tuple[AuditResult, dict[str, object]]:
     """Audit a reference mechanism against its theorem (the workers receive it by pickle: our own code)."""
-    claim, bound, mechanism, pairs = reference_claim(config)
-    result = audit(Source(obj=mechanism), Source(obj=pairs), claim, samples=config.audit_samples,
+    claim, bound, mechanism, pair = reference_claim(config)
+    result = audit(Source(obj=mechanism), Source(obj=pair), claim, samples=config.audit_samples,
                    confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
                    max_time=config.max_time, checkpoint=config.checkpoint, progress=progress,
                    scheduler=config.scheduler)

@@ -156,7 +156,7 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         return "error", f"loading failed: {type(exc).__name__}: {exc}"
     if task.pair >= len(pairs):
         return "error", f"neighbours returned {len(pairs)} pairs, pair {task.pair} asked for"
-    data = pairs[task.pair][task.side]
+    data = pairs[task.pair].dataset(task.side)
     words = _block_words(seed, task)
     where = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
     batch = getattr(callable_, "batch", None)

@@ -43,8 +43,8 @@ def exceeds(value: float, beta: float) -> bool:
 
 def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress: bool = False) -> dict[str, object]:
     """The ``white_box`` object of the audit report (see the module docstring)."""
-    claim, bound, mechanism, pairs = reference_claim(config)
-    d0, d1 = pairs[0]
+    claim, bound, mechanism, pair = reference_claim(config)
+    d0, d1 = pair.d0, pair.d1
     seeds = np.random.SeedSequence([config.seed, 0x5EED]).spawn(white.samples)
     budget = Budget(show_progress=progress)
     losses, even_error, steps = [], [], []
