@@ -239,6 +239,10 @@ def _parser() -> argparse.ArgumentParser:
     _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
             type=_NUMBER)
     _option(audit, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
+    _option(audit, "--randomness", plain_audit.randomness, "seeded: outputs must be functions of the sample's seed "
+            "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
+            "samples are independent but not reproducible, never probed; auto: probe, and go on unseeded with a "
+            "warning if the same seed gives different outputs", choices=("auto", "seeded", "unseeded"))
     for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer, adult or adult:PATH"),
                                 ("--graph", reference.graph, "REFERENCE: network")):
         _option(audit, flag, default, text)
@@ -541,6 +545,8 @@ def _command_audit(args: argparse.Namespace) -> int:
     else:
         _print_audit_head(summary, f"claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']}")
         print(f"  {summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+        if not summary["reproducible"]:
+            print(f"  not reproducible from the seed: {summary['randomness']['reason']}")
         for note in summary["notes"]:
             print(f"  note: {note}")
         if "white_box" in summary:

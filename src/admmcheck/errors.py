@@ -50,3 +50,8 @@ class PreconditionError(AdmmcheckError, ValueError):
 
 class TheoremConditionWarning(UserWarning):
     """A run goes ahead outside the conditions of the theorem that guarantees it (named in the message)."""
+
+
+class UnseededRandomness(UserWarning):
+    """A mechanism under audit draws randomness admmcheck cannot seed: the audit goes on with
+    independent but unreproducible samples (the message says so)."""

@@ -140,7 +140,7 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     pair = change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
     result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total), samples=config.audit_samples,
                    confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
-                   progress=progress, scheduler=config.scheduler)
+                   progress=progress, scheduler=config.scheduler, randomness="seeded")
     summary = result.as_dict() | {"claims": claims.as_dict(config.iterations),
                                   "neighbours": f"round {t0}: b -> -b (Definition 1: one f_t0 changed)"}
     if config.white_box:

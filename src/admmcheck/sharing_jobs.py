@@ -221,7 +221,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)),
                    PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
                    samples=config.audit_samples, confidence=config.confidence, seed=config.seed,
-                   workers=config.workers, timeout=config.timeout, progress=progress, scheduler=config.scheduler)
+                   workers=config.workers, timeout=config.timeout, progress=progress, scheduler=config.scheduler, randomness="seeded")
     summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": f"party 0, row 0: {config.neighbours}",
                                   "claim_used": "the smaller of Corollary 1 and basic composition"}
     if config.white_box:

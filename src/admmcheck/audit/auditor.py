@@ -26,7 +26,7 @@ from admmcheck.audit.checkpoint import Checkpoint
 from admmcheck.audit.contract import Layout, PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound
 from admmcheck.audit.events import Event, SelectionSizes, candidate_events
-from admmcheck.audit.sampling import Sampler, Source, Task
+from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
 
@@ -60,6 +60,7 @@ class AuditResult:
     layout: Layout
     pairs: int
     complete: bool
+    randomness: Randomness
     mechanism: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -94,6 +95,8 @@ class AuditResult:
             "output_layout": self.layout.as_dict(),
             "mechanism": self.mechanism,
             "seed": self.seed,
+            "reproducible": self.randomness.reproducible,
+            "randomness": self.randomness.as_dict(),
             "wall_time_s": self.wall_time_s,
             "complete": self.complete,
             "notes": list(self.notes),
@@ -123,20 +126,28 @@ def audit(
     checkpoint: str | None = None,
     progress: bool = False,
     scheduler: str | None = None,
+    randomness: str = "auto",
 ) -> AuditResult:
     """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``samples`` draws per side.
 
     Blocks are drawn on ``workers`` local processes (default: every core), or as tasks of the
     Dask cluster whose scheduler is at ``scheduler`` (:mod:`admmcheck.audit.dask_executor`;
-    ``workers`` then defaults to the cluster's threads); either gives the same samples."""
+    ``workers`` then defaults to the cluster's threads); either gives the same samples.
+
+    ``randomness``: "seeded" (the mechanism's outputs must be functions of the sample seeds: the
+    same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g. from
+    ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
+    unseeded with a :class:`~admmcheck.errors.UnseededRandomness` warning when the same seed gives
+    different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 200:
         raise InvalidConfiguration(f"--samples {samples!r} must be an integer >= 200 (per side)")
     if not 0.5 <= confidence < 1:
         raise InvalidConfiguration(f"--confidence {confidence!r} must lie in [0.5, 1)")
     started = time.perf_counter()
     budget = Budget(max_time, progress)
-    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler) as sampler:
+    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler, randomness) as sampler:
         layout = sampler.probe()
+        drawn_as = sampler.randomness
         k = layout.size
         block_size = max(50, min(10_000, 2_000_000 // max(1, k)))
         selection = min(max(int(samples * SELECTION_FRACTION), min(2_000, samples // 2)),
@@ -151,6 +162,7 @@ def audit(
                 "block_size": block_size, "selection": selection, "output_size": k,
                 "version": 2,  # stored bounding counts belong to the events this code chooses: bump when that changes
             })
+            drawn_as = _resumed_randomness(store, drawn_as)
         try:
             outcome = _run(sampler, layout, claim, samples, confidence, seed, selection, bounding, block_size,
                            budget, store)
@@ -159,7 +171,20 @@ def audit(
                 store.close()
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
                        wall_time_s=time.perf_counter() - started, layout=layout, pairs=sampler.pairs,
-                       mechanism=mechanism.describe())
+                       mechanism=mechanism.describe(), randomness=drawn_as)
+
+
+def _resumed_randomness(store: Checkpoint, now: Randomness) -> Randomness:
+    """Record in the checkpoint that blocks are drawn unseeded; a result that reuses such blocks is not
+    reproducible even when this run's draws are."""
+    if now.mode == "unseeded":
+        store.note("drawn_unseeded", now.reason)
+        return now
+    earlier = store.noted("drawn_unseeded")
+    if earlier is None:
+        return now
+    return Randomness(now.requested, now.mode, False, f"this run drew seeded samples, but the checkpoint holds "
+                      f"blocks an earlier run drew unseeded ({earlier})")
 
 
 def _run(sampler: Sampler, layout: Layout, claim: PrivacyClaim, samples: int, confidence: float, seed: int,

@@ -59,5 +59,15 @@ class Checkpoint:
             self._db.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?)",
                              (phase, pair, side, block, buffer.getvalue()))
 
+    def note(self, key: str, value: str) -> None:
+        """Remember ``value`` under ``key`` (kept on the first write: it describes the earliest draws)."""
+        with self._db:
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (f"note:{key}", value))
+
+    def noted(self, key: str) -> str | None:
+        """What :meth:`note` stored under ``key``, or None."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (f"note:{key}",)).fetchone()
+        return None if row is None else row[0]
+
     def close(self) -> None:
         self._db.close()

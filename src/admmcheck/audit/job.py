@@ -8,7 +8,7 @@ from typing import ClassVar
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.contract import Pair, PrivacyClaim
 from admmcheck.audit.reference import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
-from admmcheck.audit.sampling import Source
+from admmcheck.audit.sampling import RANDOMNESS_MODES, Source
 from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.jobs import SETTING_FIELDS, BoundConfig, ProblemSetting, build_problem, constant_eta, evaluate_bound
 from admmcheck.schedules import ScheduleLike
@@ -44,6 +44,7 @@ class AuditConfig:
     max_time: float | None = None
     checkpoint: str | None = None
     scheduler: str | None = None
+    randomness: str = "auto"
 
     def __post_init__(self) -> None:
         for flag, value in (("--mechanism", self.mechanism), ("--neighbors", self.neighbors)):
@@ -54,6 +55,8 @@ class AuditConfig:
         PrivacyClaim(self.epsilon, self.delta)
         non_negative_int("--seed", self.seed)
         check_audit_settings(self.samples, self.confidence, self.workers, self.timeout, self.max_time)
+        if self.randomness not in RANDOMNESS_MODES:
+            raise InvalidConfiguration(f"--randomness {self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}")
 
 
 def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
@@ -61,7 +64,8 @@ def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
     return audit(Source(spec=config.mechanism), Source(spec=config.neighbors),
                  PrivacyClaim(config.epsilon, config.delta), samples=config.samples, confidence=config.confidence,
                  seed=config.seed, workers=config.workers, timeout=config.timeout, max_time=config.max_time,
-                 checkpoint=config.checkpoint, progress=progress, scheduler=config.scheduler)
+                 checkpoint=config.checkpoint, progress=progress, scheduler=config.scheduler,
+                 randomness=config.randomness)
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,7 @@ def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) ->
     result = audit(Source(obj=mechanism), Source(obj=pair), claim, samples=config.audit_samples,
                    confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
                    max_time=config.max_time, checkpoint=config.checkpoint, progress=progress,
-                   scheduler=config.scheduler)
+                   scheduler=config.scheduler, randomness="seeded")  # our own code: a difference is a bug
     return result, bound
 
 

@@ -34,6 +34,7 @@ import struct
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -41,7 +42,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from admmcheck.audit.contract import Layout, flatten_output, load_callable, neighbour_pairs
-from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError
+from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,78 @@ def sample_generator(seed: int, pair: int, side: int, block: int, index: int) ->
     _set_state(bit_generator, words, index)
     _seed_globals(words, index)
     return np.random.Generator(bit_generator)
+
+
+RANDOMNESS_MODES = ("auto", "seeded", "unseeded")
+PROBE_SAMPLES = 8  # samples 0-7 of block 0 (pair 0, side 0), drawn three times by the probe
+
+
+@dataclass(frozen=True)
+class Randomness:
+    """How the mechanism's randomness was treated: ``requested`` ("auto", "seeded", "unseeded"), the
+    ``mode`` used ("seeded": every output is a function of the sample's seed; "unseeded": the mechanism
+    draws its own randomness, each call an independent draw), whether the result is reproducible from
+    the seed, and why."""
+
+    requested: str
+    mode: str
+    reproducible: bool
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"requested": self.requested, "mode": self.mode, "reason": self.reason}
+
+
+def judge_randomness(requested: str, first: np.ndarray, again: np.ndarray, other: np.ndarray | None,
+                     name: str, where: str) -> Randomness:
+    """The randomness mode from three draws of the same seeds: ``first`` and ``again`` in one worker
+    process, ``other`` in a process that had drawn nothing before (None: not available).
+
+    * all three equal: seeded (the outputs are functions of our seeds);
+    * ``first`` != ``again``: the mechanism draws randomness we do not control. With "seeded" asked
+      for, that is a fault; with "auto" the audit goes on unseeded, unless ``other`` repeats
+      ``first``: then the randomness restarts identically in every process (a generator seeded with a
+      constant when the module loads), samples of different workers would repeat each other, and the
+      draws would not be independent, so it is refused;
+    * ``first`` == ``again`` but != ``other``: the outputs are fixed within a process and differ
+      between processes (seeded from the process), so samples of one worker would not be independent:
+      refused.
+    """
+    same_process = first.shape == again.shape and bool(np.array_equal(first, again))
+    same_elsewhere = other is not None and first.shape == other.shape and bool(np.array_equal(first, other))
+    checked = "twice in one worker process" + ("" if other is None else " and once in another")
+    if same_process and (other is None or same_elsewhere):
+        return Randomness(requested, "seeded", True,
+                          f"the same seeds gave the same {len(first)} outputs {checked}")
+    if not same_process:
+        index = _first_difference(first, again)
+        if requested == "seeded":
+            raise MechanismError(
+                f"{name} gives different outputs for the same seed ({where}, index={index}): it draws randomness "
+                "admmcheck does not control (secrets, os.urandom, an unseeded generator, the clock); audit it with "
+                "randomness 'auto' or 'unseeded' (--randomness): the samples are still independent draws")
+        varied = len(np.unique(first, axis=0)) > 1
+        if same_elsewhere and varied:
+            raise MechanismError(
+                f"{name} repeats the same outputs in every worker process ({where}): its randomness restarts from "
+                "the same state in each process (a generator seeded with a constant when its module loads), so "
+                "samples drawn by different workers would repeat each other and not be independent. Draw from the "
+                "rng argument, or seed the generator from the operating system (numpy.random.default_rng())")
+        return Randomness(requested, "unseeded", False,
+                          f"the same seed gave different outputs {checked} ({where}, index={index}): the mechanism "
+                          "draws randomness admmcheck cannot seed")
+    raise MechanismError(
+        f"{name} gives the same outputs for the same seed within one worker process but different ones in another "
+        f"({where}): its randomness is fixed per process (seeded from the process id or once at import), so the "
+        "samples of one worker would not be independent. Draw from the rng argument, or give randomness "
+        "'unseeded' (--randomness unseeded) if every call really draws fresh randomness")
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray) -> int:
+    if a.shape != b.shape:
+        return 0
+    rows = np.flatnonzero(~np.all(a == b, axis=1))
+    return int(rows[0]) if len(rows) else 0
 
 
 # ---- worker side -------------------------------------------------------------------------
@@ -221,7 +294,11 @@ class Sampler:
     pickles, so nothing a mechanism does in a worker can run code in the main process."""
 
     def __init__(self, mechanism: Source, neighbours: Source, seed: int, workers: int | None = None,
-                 timeout: float = 10.0, scheduler: str | None = None) -> None:
+                 timeout: float = 10.0, scheduler: str | None = None, randomness: str = "auto") -> None:
+        if randomness not in RANDOMNESS_MODES:
+            raise InvalidConfiguration(f"randomness {randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}")
+        self.requested = randomness
+        self.randomness: Randomness | None = None
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise InvalidConfiguration(f"--seed {seed!r} must be a non-negative integer")
         if not (math.isfinite(timeout) and timeout > 0):
@@ -256,26 +333,46 @@ class Sampler:
         self.close()
 
     def probe(self) -> Layout:
-        """Load in the workers, count the pairs, and draw samples 0-1 of side 0 in two workers
-        (or twice in one); they must agree, else the mechanism uses randomness we do not control."""
+        """Load in the workers, count the pairs, look at the output, and (unless ``randomness`` is
+        "unseeded") decide whether the mechanism's randomness is ours to seed (:func:`judge_randomness`).
+        Sets :attr:`randomness`; returns the layout of the first outputs."""
         first_worker = self.workers[0]
         first_worker.send(("pairs",))
         header, _ = first_worker.receive(self._allowance(1))
         if header["status"] != "ok":
             raise MechanismError(f"{self.mechanism.describe()}: {header['message']}")
         if header["pairs"] > 64:
-            raise InvalidConfiguration("--neighbors returned more than 64 pairs; audit at most 64 at once")
+            raise InvalidConfiguration("the neighbours returned more than 64 pairs; audit at most 64 at once")
         self.pairs = int(header["pairs"])
-        task = Task(0, 0, 0, 2)
-        first = self._one(self.workers[0], task)
-        again = self._one(self.workers[-1], task)
-        if not np.array_equal(first, again):
-            raise MechanismError(
-                f"{self.mechanism.describe()} gives different outputs for the same seed "
-                f"(seed={self.seed}, pair=0, side=0, block=0, index=0): it draws randomness admmcheck "
-                "does not control (an unseeded generator, the clock, os.urandom); make it use rng"
-            )
+        task = Task(0, 0, 0, PROBE_SAMPLES)
+        first = self._one(first_worker, task)
+        if self.requested == "unseeded":
+            self.randomness = Randomness("unseeded", "unseeded", False,
+                                         "unseeded was asked for, so reproducibility was not probed")
+            return self.layout
+        again = self._one(first_worker, task)
+        other = self._fresh_draw(task)
+        self.randomness = judge_randomness(self.requested, first, again, other,
+                                           f"{self.mechanism.describe()}", f"seed={self.seed}, pair=0, side=0, block=0")
+        if self.randomness.mode == "unseeded":
+            warnings.warn(UnseededRandomness(
+                f"{self.mechanism.describe()} draws randomness admmcheck cannot seed; auditing it as unseeded: "
+                "every sample is still an independent draw, but the same seed will not give the same samples"),
+                stacklevel=2)
         return self.layout
+
+    def _fresh_draw(self, task: Task) -> np.ndarray | None:
+        """``task`` drawn by a worker process that has drawn nothing before (None with one Dask slot)."""
+        if len(self.workers) > 1:
+            return self._one(self.workers[-1], task)
+        if self._client is not None:
+            return None
+        worker = WorkerProcess()
+        try:
+            worker.send(("init", self.mechanism, self.neighbours, self.seed, self.timeout))
+            return self._one(worker, task)
+        finally:
+            worker.kill()
 
     def _allowance(self, count: int) -> float:
         return self.timeout * count + 120.0
