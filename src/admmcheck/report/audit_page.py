@@ -1,0 +1,234 @@
+"""One black-box audit as a page: ``audit.json`` and a self-contained ``audit.html`` (inline CSS,
+the histogram of the deciding score embedded as a PNG), written by ``admmcheck audit ... --report DIR``.
+
+The verdict and its bound come first; a caveat says that finding no violation is not a proof of
+privacy. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+
+LAYOUT_ROWS = 20  # output_layout entries shown on the page (all of them are in audit.json)
+
+TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>admmcheck audit: {{ s.mechanism }}</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
+h1 { margin-bottom: 0.3em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+table { border-collapse: collapse; font-size: 0.92em; margin: 0.6em 0; }
+th, td { border: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.verdict { font-size: 1.55em; font-weight: bold; padding: 0.5em 0.8em; border-radius: 6px; margin: 0.3em 0; }
+.verdict.violation { background: #f8d0d0; border-left: 8px solid #c44e52; color: #7a1518; }
+.verdict.no-violation-found { background: #e3f4e1; border-left: 8px solid #55a868; color: #1f5a2b; }
+.verdict .claim { font-size: 0.62em; font-weight: normal; white-space: nowrap; }
+.estimate { font-size: 1.1em; margin: 0.4em 0; }
+.caveat { border-left: 4px solid #dd8452; background: #fdf1e6; padding: 0.5em 0.8em; margin: 0.8em 0; }
+tr.deciding td { background: #fff6c8; }
+code, pre { font-size: 0.88em; } pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
+.command code { display: block; background: #f6f6f6; padding: 0.6em; word-break: break-all; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+</style></head><body>
+<h1>admmcheck audit: {{ s.mechanism }}</h1>
+<section id="verdict">
+<p class="verdict {{ s.verdict }}">{{ headline }} <span class="claim">({{ claim }})</span></p>
+<p class="estimate">{{ estimate }}</p>
+<p class="caveat">{{ caveat }}</p>
+</section>
+<section id="event">
+<h2>Claim and deciding event</h2>
+<p>Claim: the mechanism is ({{ s.claimed_epsilon|num }}, {{ s.claimed_delta|num }})-differentially private
+(epsilon = {{ s.claimed_epsilon|num }}, delta = {{ s.claimed_delta|num }}), tested on neighbour pair
+{{ s.neighbour_pair }} of {{ s.neighbour_pairs }} at {{ percent }} % confidence.</p>
+<p>Deciding event ({{ s.event_family }} family): <b>{{ s.event }}</b> &mdash; more likely under
+<b>{{ s.event_more_likely_under }}</b>.</p>
+<table><tr><th>dataset</th><th>count</th><th>n</th><th>estimate</th><th>Clopper&ndash;Pearson interval</th></tr>
+{% for name, side in sides %}<tr><td>{{ name }}</td><td class="num">{{ side.count }}</td><td class="num">{{ side.n }}</td>
+<td class="num">{{ side.estimate|num(4) }}</td><td>[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]</td></tr>
+{% endfor %}</table>
+<p>Delta at the claimed epsilon: {{ delta_text }}.</p>
+{% if theorem %}<h3>Our bound for this mechanism</h3>
+<table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
+</section>
+<section id="histogram">
+<h2>The two output laws along the deciding score</h2>
+{% if image %}<figure><img alt="{{ image_alt }}" src="data:image/png;base64,{{ image }}">
+<figcaption>{{ image_alt }}</figcaption></figure>
+{% else %}<p>No picture is available for this event.</p>{% endif %}
+</section>
+<section id="candidates">
+<h2>Bounded candidate events</h2>
+<table><tr><th>event</th><th>family</th><th>pair</th><th>counts (d0 / d1)</th><th>n (d0 / d1)</th>
+<th>epsilon lower bound</th><th>level</th></tr>
+{% for c in s.candidates %}<tr{% if c.event == s.event and c.pair == s.neighbour_pair %} class="deciding"{% endif %}>
+<td>{{ c.event }}</td><td>{{ c.family }}</td><td class="num">{{ c.pair }}</td>
+<td class="num">{{ c.counts[0] }} / {{ c.counts[1] }}</td><td class="num">{{ c.n[0] }} / {{ c.n[1] }}</td>
+<td class="num">{{ c.epsilon_lower_bound|num }}</td><td class="num">{{ c.level|num }}</td></tr>
+{% endfor %}</table>
+</section>
+<section id="samples">
+<h2>Samples and time</h2>
+<table><tr><th></th><th>d0</th><th>d1</th></tr>
+<tr><th>selection split</th><td class="num">{{ s.samples_used.selection[0] }}</td><td class="num">{{ s.samples_used.selection[1] }}</td></tr>
+<tr><th>bounding split</th><td class="num">{{ s.samples_used.bounding[0] }}</td><td class="num">{{ s.samples_used.bounding[1] }}</td></tr>
+</table>
+<p>Asked for {{ s.samples }} samples per side; wall time {{ "%.1f"|format(s.wall_time_s) }} s;
+{% if s.complete %}complete.{% else %}cut short by the time budget: the bounds use the samples drawn.{% endif %}</p>
+<p>Multiplicity: {{ s.multiplicity.intervals }} intervals, {{ s.multiplicity.method }}</p>
+{% if s.notes %}<ul>{% for note in s.notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
+<p>Output layout{% if layout_more %} (first {{ layout_shown }} entries of {{ layout_shown + layout_more }}){% endif %}:</p>
+<pre>{{ layout }}</pre>
+</section>
+<section id="reproducibility">
+<h2>Reproducibility</h2>
+<p><b>reproducible: {{ "yes" if s.reproducible else "no" }}</b> &mdash; {{ s.randomness.reason }}</p>
+{% if not s.reproducible %}<p>The same seed will not give the same samples again, but every sample is an independent
+draw, so the confidence statement still holds.</p>{% endif %}
+<table><tr><th>seed</th><td>{{ s.seed }}</td></tr>
+<tr><th>randomness</th><td>requested {{ s.randomness.requested }}, used {{ s.randomness.mode }}</td></tr>
+{% for key, value in s.versions.items() %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}
+</table>
+<p class="command">Reproduce with:<code>{{ s.command }}</code></p>
+</section>
+</body></html>
+"""
+
+CAVEAT = ("\"No violation found\" is not a proof of privacy: a black-box audit can only refute a claim. It tests "
+          "the events it chose on the samples it drew; a mechanism that leaks through another event, another "
+          "neighbour pair or too rarely for these samples would pass it.")
+
+
+def _num(value: object, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits; ``inf``, ``nan`` and ``none`` spelled out."""
+    if value is None:
+        return "none"
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{float(value):.{digits}g}"
+
+
+def _headline(s: dict, percent: str) -> str:
+    word = "violation" if s["verdict"] == "violation" else "no violation found"
+    return f"{word}: epsilon ≥ {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
+
+
+def _estimate(s: dict) -> str:
+    value = s["epsilon_estimate"]
+    if value is None or math.isnan(value):
+        return "point estimate: none (the deciding event never happened under either dataset)"
+    if math.isinf(value) and value > 0:
+        other = "d1" if s["event_more_likely_under"] == "d0" else "d0"
+        n = s[f"p_{other}"]["n"]
+        return (f"point estimate: infinite — an output that {other} never produced in {n} samples "
+                f"(a support mismatch)")
+    return f"point estimate: epsilon ≈ {_num(value)} (ln of the ratio of the two event frequencies)"
+
+
+def _delta_text(value: float | None) -> str:
+    if value is None or not value > 0:
+        return "no evidence of delta above 0"
+    return f"delta ≥ {_num(value)} at the stated confidence"
+
+
+def _text(value: object) -> str:
+    """A theorem value for a key = value row."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if value is None or isinstance(value, (int, float, np.integer, np.floating)):
+        return _num(value, 6)
+    return json.dumps(value, default=str)
+
+
+def _figure(histogram: dict, n: list[int]):
+    """The d0 and d1 laws along the score as relative frequencies, the event's side marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = [np.asarray(histogram[side], float) for side in ("d0", "d1")]
+    totals = [float(n[k]) if n[k] > 0 else max(counts[k].sum(), 1.0) for k in (0, 1)]
+    frequencies = [c / t for c, t in zip(counts, totals)]
+    figure, axis = plt.subplots(figsize=(10, 3.8))
+    colours = ("#4c72b0", "#dd8452")
+    if histogram["kind"] == "numeric":
+        edges = np.asarray(histogram["edges"], float)
+        for k, style in ((0, "-"), (1, "--")):
+            axis.stairs(frequencies[k], edges, color=colours[k], ls=style, lw=2, label=f"d{k} ({int(n[k])} samples)")
+        threshold = float(histogram["threshold"])
+        if math.isfinite(threshold):
+            low, high = (threshold, edges[-1]) if histogram["above"] else (edges[0], threshold)
+            axis.axvspan(max(low, edges[0]), min(high, edges[-1]), color="#c44e52", alpha=0.12,
+                         label=f"event: {histogram['score']} {'>' if histogram['above'] else '<'} {threshold:.4g}")
+            axis.axvline(threshold, color="#c44e52", lw=1.5)
+    else:
+        labels = [str(label) for label in histogram["labels"]]
+        where = np.arange(len(labels))
+        for k in (0, 1):
+            axis.bar(where + (k - 0.5) * 0.4, frequencies[k], width=0.4, color=colours[k],
+                     label=f"d{k} ({int(n[k])} samples)")
+        marked = [i for i, inside in enumerate(histogram["in_event"]) if inside]
+        for i in marked:
+            axis.axvspan(i - 0.5, i + 0.5, color="#c44e52", alpha=0.12,
+                         label="in the event" if i == marked[0] else None)
+        ticks = [f"{label} *" if inside else label for label, inside in zip(labels, histogram["in_event"])]
+        crowded = len(labels) > 8
+        axis.set_xticks(where, ticks, rotation=30 if crowded else 0, ha="right" if crowded else "center")
+    positive = np.concatenate([f[f > 0] for f in frequencies])
+    if positive.size and positive.max() / positive.min() > 1e3:
+        axis.set_yscale("log")
+    axis.set(xlabel=str(histogram["score"]), ylabel="relative frequency")
+    axis.set_title("deciding score under d0 and d1 (bounding split)")
+    axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the plot, never over it
+    figure.tight_layout()
+    return figure
+
+
+def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
+    """Write audit.json and a self-contained audit.html for one audit into ``folder``; returns
+    {"json": path, "html": path, "histogram.png": path (when a histogram is drawn)}."""
+    target = output_folder(folder, "--report")
+    paths = {"json": write_text_atomic(target / "audit.json", to_json(summary, indent=2) + "\n")}
+    image = None
+    histogram = summary.get("histogram")
+    if histogram:
+        figure = _figure(histogram, summary["samples_used"]["bounding"])
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        import matplotlib.pyplot as plt
+
+        plt.close(figure)
+        data = buffer.getvalue()
+        paths["histogram.png"] = write_atomic(target / "histogram.png", lambda stream: stream.write(data))
+        image = base64.b64encode(data).decode("ascii")
+    layout = list(summary["output_layout"])
+    percent = f"{100 * summary['confidence']:g}"
+    theorem = summary.get("theorem")
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    environment.filters["num"] = _num
+    html = environment.from_string(TEMPLATE).render(
+        s=summary, headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
+        claim=f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}",
+        percent=percent, sides=[("d0", summary["p_d0"]), ("d1", summary["p_d1"])],
+        delta_text=_delta_text(summary["delta_lower_bound_at_claimed_epsilon"]),
+        theorem=[(str(key), _text(value)) for key, value in theorem.items()] if isinstance(theorem, dict) else None,
+        image=image,
+        image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",
+        layout="\n".join(json.dumps(entry, default=str) for entry in layout[:LAYOUT_ROWS]),
+        layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0))
+    paths["html"] = write_text_atomic(target / "audit.html", html)
+    return paths

@@ -1,0 +1,148 @@
+"""The page of one black-box audit: audit.json and a self-contained audit.html (audit_page.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+
+import pytest
+
+from admmcheck.report.audit_page import write_audit_page
+
+CHROMIUM = shutil.which("chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+CLAIM = "(claimed epsilon = 1, delta = 0)</span>"
+SECTIONS = ("verdict", "event", "histogram", "candidates", "samples", "reproducibility")
+
+
+def _common(**fields) -> dict:
+    summary = {
+        "claimed_delta": 0.0, "confidence": 0.95, "neighbour_pair": 0, "neighbour_pairs": 2,
+        "samples": 20_000, "samples_used": {"selection": [3000, 3000], "bounding": [17000, 17000]},
+        "multiplicity": {"intervals": 8, "method": "weighted Bonferroni"},
+        "output_layout": [{"name": f"x{k}", "shape": [2]} for k in range(30)],
+        "wall_time_s": 3.25, "complete": True, "notes": [],
+        "versions": {"python": "3.11.2", "numpy": "1.26.4", "admmcheck": "0.1.0"},
+    }
+    summary.update(fields)
+    return summary
+
+
+def violation() -> dict:
+    """A support mismatch: the event never happened under d1, so the point estimate is infinite."""
+    return _common(
+        verdict="violation", epsilon_lower_bound=1.9312, epsilon_estimate=math.inf, claimed_epsilon=1.0,
+        delta_lower_bound_at_claimed_epsilon=0.0123, event="x0[1] > 2.75 <b>bold</b>", event_family="threshold",
+        event_more_likely_under="d0",
+        p_d0={"count": 4321, "n": 17000, "estimate": 4321 / 17000, "interval": [0.2478, 0.2607]},
+        p_d1={"count": 0, "n": 17000, "estimate": 0.0, "interval": [0.0, 0.000176]},
+        candidates=[{"event": "x0[1] > 2.75 <b>bold</b>", "family": "threshold", "pair": 0, "counts": [4321, 0],
+                     "n": [17000, 17000], "epsilon_lower_bound": 1.9312, "level": 0.025},
+                    {"event": "x3[0] < -1", "family": "threshold", "pair": 1, "counts": [120, 95],
+                     "n": [17000, 17000], "epsilon_lower_bound": 0.0, "level": 0.0041667}],
+        mechanism="dp-sharing", seed=7, reproducible=True,
+        randomness={"requested": "auto", "mode": "seeded", "reason": "the mechanism takes a seed"},
+        histogram={"kind": "numeric", "score": "x0[1]", "edges": [float(e) for e in range(-4, 6)],
+                   "d0": [10, 300, 2000, 5000, 4000, 1500, 4000, 180, 10],
+                   "d1": [5, 800, 4000, 6500, 4000, 1695, 0, 0, 0],
+                   "threshold": 2.75, "above": True, "split": "bounding"},
+        command="admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000",
+        theorem={"beta": 1.34, "holds": True})
+
+
+def no_violation() -> dict:
+    return _common(
+        verdict="no-violation-found", epsilon_lower_bound=0.9104, epsilon_estimate=1.02, claimed_epsilon=1.0,
+        delta_lower_bound_at_claimed_epsilon=-0.004, event="score < 0.5", event_family="categorical",
+        event_more_likely_under="d1",
+        p_d0={"count": 1234, "n": 17000, "estimate": 1234 / 17000, "interval": [0.0687, 0.0766]},
+        p_d1={"count": 3456, "n": 17000, "estimate": 3456 / 17000, "interval": [0.1973, 0.2094]},
+        candidates=[{"event": "score < 0.5", "family": "categorical", "pair": 0, "counts": [1234, 3456],
+                     "n": [17000, 17000], "epsilon_lower_bound": 0.9104, "level": 0.025}],
+        mechanism="third-party <lib>", seed=11, reproducible=False,
+        randomness={"requested": "auto", "mode": "unseeded", "reason": "the mechanism draws from its own generator"},
+        histogram={"kind": "categorical", "score": "winning label", "labels": ["a", "b", "c<d"],
+                   "d0": [1234, 8000, 7766], "d1": [3456, 7000, 6544], "in_event": [True, False, False],
+                   "split": "bounding"},
+        command="admmcheck audit third-party --epsilon 1 --seed 11")
+
+
+def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_path):
+    paths = write_audit_page(violation(), tmp_path / "report")
+    assert set(paths) == {"json", "html", "histogram.png"} and all(p.is_file() for p in paths.values())
+    assert paths["histogram.png"].read_bytes().startswith(b"\x89PNG")
+    document = json.loads(paths["json"].read_text())
+    assert document["verdict"] == "violation" and document["epsilon_lower_bound"] == 1.9312
+    assert document["epsilon_estimate"] is None and document["non_finite"] == {"epsilon_estimate": "inf"}
+    html = paths["html"].read_text()
+    headline = 'violation: epsilon ≥ 1.93 at 95 % confidence <span class="claim">' + CLAIM
+    assert html.index(headline) < html.index('id="event"') < html.index('id="histogram"')
+    assert 'class="verdict violation"' in html
+    assert "point estimate: infinite — an output that d1 never produced in 17000 samples" in html
+    assert "not a proof" in html[html.index('class="caveat"'):html.index('id="event"')]
+    assert "x0[1] &gt; 2.75 &lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
+    assert ">4321<" in html and ">0<" in html and "[0.2478, 0.2607]" in html
+    assert "delta ≥ 0.0123" in html
+    assert "<th>beta</th><td>1.34</td>" in html and "<th>holds</th><td>yes</td>" in html  # the theorem rows
+    assert html.count('src="data:image/png;base64,') == 1
+    assert "<code>admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000</code>" in html
+    assert "<th>seed</th><td>7</td>" in html and "reproducible: yes" in html
+    assert "will not give the same samples" not in html
+    assert "first 20 entries of 30" in html and "&#34;x19&#34;" in html and "&#34;x20&#34;" not in html
+    assert html.index('id="candidates"') < html.index('id="samples"') < html.index('id="reproducibility"')
+
+
+def test_no_violation_page_says_not_a_proof_and_not_reproducible(tmp_path):
+    paths = write_audit_page(no_violation(), tmp_path)
+    document = json.loads(paths["json"].read_text())
+    assert document["verdict"] == "no-violation-found" and document["epsilon_lower_bound"] == 0.9104
+    assert "non_finite" not in document
+    html = paths["html"].read_text()
+    headline = 'no violation found: epsilon ≥ 0.91 at 95 % confidence <span class="claim">' + CLAIM
+    assert html.index(headline) < html.index('id="event"')
+    assert 'class="verdict no-violation-found"' in html and "not a proof" in html
+    assert "score &lt; 0.5" in html and "score < 0.5" not in html
+    assert "admmcheck audit: third-party &lt;lib&gt;" in html
+    assert ">1234<" in html and ">3456<" in html and "more likely under\n<b>d1</b>" in html
+    assert "no evidence of delta above 0" in html and "-0.004" not in html
+    assert "point estimate: epsilon ≈ 1.02" in html
+    assert html.count('src="data:image/png;base64,') == 1 and "histogram.png" in paths
+    assert "<th>seed</th><td>11</td>" in html and "reproducible: no" in html
+    assert "requested auto, used unseeded" in html and "the mechanism draws from its own generator" in html
+    assert "will not give the same samples again" in html and "still holds" in html
+    assert "<code>admmcheck audit third-party --epsilon 1 --seed 11</code>" in html
+
+
+def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
+    summary = no_violation()
+    del summary["histogram"]
+    summary["complete"] = False
+    paths = write_audit_page(summary, tmp_path)
+    assert set(paths) == {"json", "html"} and not (tmp_path / "histogram.png").exists()
+    html = paths["html"].read_text()
+    assert "No picture is available for this event." in html and "data:image/png" not in html
+    assert "cut short by the time budget" in html
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (bash .ci/run installs Debian's "
+                                             "chromium where it can)")
+def test_audit_page_renders_in_headless_chromium(tmp_path):
+    paths = write_audit_page(violation(), tmp_path / "report")
+    url = paths["html"].resolve().as_uri()
+    profile = ["--user-data-dir=" + str(tmp_path / "chromium-profile")]
+    dom = subprocess.run([CHROMIUM, *FLAGS, *profile, "--dump-dom", url], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    for section in SECTIONS:
+        assert f'id="{section}"' in dom
+    assert dom.count('src="data:image/png;base64,') == 1 and 'class="caveat"' in dom
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *FLAGS, *profile, "--window-size=1200,1600", f"--screenshot={shot}", url],
+                   capture_output=True, timeout=60, check=True)
+    from matplotlib.image import imread
+
+    pixels = imread(shot)
+    assert pixels.shape[0] == 1600 and pixels.shape[1] == 1200
+    assert (pixels[..., :3] < 0.5).mean() > 0.01  # text and the figure drawn, not a blank page
