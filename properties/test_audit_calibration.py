@@ -17,20 +17,36 @@ from hypothesis import settings
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 
-MECHANISMS = str(Path(__file__).resolve().parents[1] / "tests" / "mechanisms.py")
-CORRECT = [("laplace", "scalar_pair", 1.0, 0.0), ("gaussian", "vector_pair", 0.5, 1e-5),
-           ("noisy_max", "max_pair", 1.0, 0.0)]
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+MECHANISMS, THIRD_PARTY = str(TESTS / "mechanisms.py"), str(TESTS / "third_party.py")
+# (module, mechanism, neighbours, epsilon, delta, options): each exactly (epsilon, delta)-DP
+CORRECT = [
+    (MECHANISMS, "laplace", "scalar_pair", 1.0, 0.0, {}),
+    (MECHANISMS, "gaussian", "vector_pair", 0.5, 1e-5, {}),
+    (MECHANISMS, "noisy_max", "max_pair", 1.0, 0.0, {}),
+    # issue 27: randomness nobody can seed, in both modes that accept it
+    (THIRD_PARTY, "secrets_laplace", "scalar_pair", 1.0, 0.0, {"randomness": "unseeded"}),
+    (THIRD_PARTY, "secrets_laplace", "scalar_pair", 1.0, 0.0, {"randomness": "auto"}),
+    # issue 27: outputs that are labels or None, and outputs whose shape changes at random
+    (THIRD_PARTY, "label_or_none", "xy_pair", 1.0, 0.0, {}),
+    (MECHANISMS, "changes_shape", "scalar_pair", 1.0, 0.0, {}),
+]
 CONFIDENCE = 0.95
 
 
-@pytest.mark.parametrize("mechanism, neighbours, epsilon, delta", CORRECT, ids=[c[0] for c in CORRECT])
-def test_false_violation_rate_is_at_most_one_minus_confidence(mechanism, neighbours, epsilon, delta):
+@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+@pytest.mark.parametrize("module, mechanism, neighbours, epsilon, delta, options", CORRECT,
+                         ids=[f"{c[1]}-{c[5].get('randomness', 'seeded')}" for c in CORRECT])
+def test_false_violation_rate_is_at_most_one_minus_confidence(module, mechanism, neighbours, epsilon, delta,
+                                                               options):
     runs = max(1, settings().max_examples // 5)  # the active Hypothesis profile sets the effort
     seeds = np.random.default_rng(15).integers(0, 2**31 - 1, size=runs)
     flagged = {}
     for seed in seeds:
-        result = audit(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:{neighbours}"),
-                       PrivacyClaim(epsilon, delta), samples=4_000, confidence=CONFIDENCE, seed=int(seed), workers=2)
+        neighbours_module = THIRD_PARTY if neighbours == "xy_pair" else MECHANISMS
+        result = audit(Source(f"{module}:{mechanism}"), Source(f"{neighbours_module}:{neighbours}"),
+                       PrivacyClaim(epsilon, delta), samples=4_000, confidence=CONFIDENCE, seed=int(seed), workers=2,
+                       **options)
         if result.verdict == "violation":
             flagged[int(seed)] = result.epsilon_lower_bound
     assert len(flagged) <= (1 - CONFIDENCE) * runs, f"{len(flagged)} of {runs} seeds flagged: {flagged}"

@@ -195,6 +195,7 @@ def returns_nan(data, rng):
 
 
 def changes_shape(data, rng):
+    """Correct (epsilon = 1): a 2-vector of zeros with probability 0.01 under both datasets, else Laplace(1)."""
     return np.zeros(2) if rng.random() < 0.01 else np.zeros(1) + data + rng.laplace(0.0, 1.0)
 
 
@@ -203,8 +204,9 @@ def unseeded(data, rng):
     return data + int.from_bytes(os.urandom(2), "little") / 65536.0
 
 
-def not_numbers(data, rng):
-    return "a string"
+def not_an_output(data, rng):
+    """An object no observer reads as numbers, text or structure."""
+    return object()
 
 
 def hangs_in_c(data, rng):

@@ -6,9 +6,12 @@ import json
 import math
 import shutil
 import subprocess
+from pathlib import Path
 
+import numpy as np
 import pytest
 
+from admmcheck.cli import main
 from admmcheck.report.audit_page import write_audit_page
 
 CHROMIUM = shutil.which("chromium")
@@ -129,15 +132,25 @@ def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (bash .ci/run installs Debian's "
                                              "chromium where it can)")
-def test_audit_page_renders_in_headless_chromium(tmp_path):
-    paths = write_audit_page(violation(), tmp_path / "report")
-    url = paths["html"].resolve().as_uri()
+def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsys):
+    third_party = Path(__file__).resolve().parent / "third_party.py"
+    folder = tmp_path / "report"
+    args = ["audit", "--mechanism", f"{third_party}:class_list", "--neighbors", f"{third_party}:class_pair",
+            "--epsilon", "1", "--samples", "2000", "--workers", "2", "--report", str(folder), "--json"]
+    assert main(args) == 1
+    printed = json.loads(capsys.readouterr().out)
+    stored = json.loads((folder / "audit.json").read_text())
+    assert stored["verdict"] == printed["verdict"] == "violation"
+    assert stored["command"] == "admmcheck " + " ".join(args) and stored["versions"]["numpy"] == np.__version__
+    assert sum(stored["histogram"]["d0"]) == stored["p_d0"]["n"]  # the picture counts the bounding split
+    url = (folder / "audit.html").resolve().as_uri()
     profile = ["--user-data-dir=" + str(tmp_path / "chromium-profile")]
     dom = subprocess.run([CHROMIUM, *FLAGS, *profile, "--dump-dom", url], capture_output=True, text=True,
                          timeout=60, check=True).stdout
     for section in SECTIONS:
         assert f'id="{section}"' in dom
-    assert dom.count('src="data:image/png;base64,') == 1 and 'class="caveat"' in dom
+    assert dom.count('src="data:image/png;base64,') == 1 and 'class="caveat"' in dom and "not a proof" in dom
+    assert "output kind in" in dom and "infinite" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *FLAGS, *profile, "--window-size=1200,1600", f"--screenshot={shot}", url],
                    capture_output=True, timeout=60, check=True)

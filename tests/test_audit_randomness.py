@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.audit.outputs import Block, Kind, Layout
 from admmcheck.audit.sampling import PROBE_SAMPLES, judge_randomness
 from admmcheck.cli import main
 from admmcheck.errors import MechanismError, UnseededRandomness
@@ -127,15 +128,36 @@ def test_seeded_audits_give_byte_identical_json_for_the_same_seed(capsys):
     assert texts[0] == texts[1]
 
 
+def _block(values: np.ndarray) -> Block:
+    return Block.plain(values, Kind("float", Layout((("output", ()),))))
+
+
 def test_judge_randomness_decides_from_three_draws():
-    a = np.arange(8.0)[:, None]
-    b = a + 1.0
+    a, b = _block(np.arange(8.0)[:, None]), _block(np.arange(8.0)[:, None] + 1.0)
+    c = _block(np.arange(8.0)[:, None] + 2.0)
     assert judge_randomness("auto", a, a, a, "m", "here").reproducible
-    assert judge_randomness("auto", a, b, b + 1, "m", "here").mode == "unseeded"
+    assert judge_randomness("auto", a, b, c, "m", "here").mode == "unseeded"
     assert judge_randomness("auto", a, a, None, "m", "here").mode == "seeded"  # no second process to ask
     with pytest.raises(MechanismError, match="fixed per process"):
         judge_randomness("auto", a, a, b, "m", "here")
     with pytest.raises(MechanismError, match="every worker process"):
         judge_randomness("auto", a, b, a, "m", "here")
-    constant = np.zeros((8, 1))  # no variation in the probe: repeating it across processes proves nothing
-    assert judge_randomness("auto", constant, constant + 1, constant, "m", "here").mode == "unseeded"
+    constant, other = _block(np.zeros((8, 1))), _block(np.ones((8, 1)))
+    # no variation in the probe: repeating it across processes proves nothing
+    assert judge_randomness("auto", constant, other, constant, "m", "here").mode == "unseeded"
+    kinds = Block(np.zeros((8, 1)), np.array([0, 1] * 4), (Kind("None", Layout(())), Kind("'x'", Layout(()))))
+    assert judge_randomness("auto", kinds, kinds, kinds, "m", "here").reproducible  # kinds compared too
+
+
+def test_audit_workers_run_blas_and_openmp_with_one_thread(tmp_path):
+    module = tmp_path / "threads.py"
+    module.write_text("from threadpoolctl import threadpool_info\n"
+                      "import numpy\n"
+                      "def mechanism(data, rng):\n"
+                      "    return max(pool['num_threads'] for pool in threadpool_info())\n")
+    from admmcheck.audit.sampling import Sampler, Task
+
+    with Sampler(Source(f"{module}:mechanism"), Source(f"{MECHANISMS}:scalar_pair"), seed=0, workers=1) as sampler:
+        sampler.probe()
+        [(_, block)] = list(sampler.draw([Task(0, 0, 0, 3)]))
+    assert block.values[:, 0].tolist() == [1.0, 1.0, 1.0]

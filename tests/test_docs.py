@@ -25,15 +25,37 @@ def test_verify_a_new_algorithm_examples_run():
     assert namespace["run"].algorithm == "my-admm"
 
 
-def test_audit_third_party_code_example_finds_the_violation(tmp_path, monkeypatch, capsys):
-    (code,) = blocks("audit-third-party-code.md", "python")
-    (tmp_path / "noisy_count.py").write_text(code)
-    (command,) = blocks("audit-third-party-code.md", "bash")
+def _json(captured: str) -> dict:
+    """The JSON a command printed, or {} for a command run without --json."""
+    return json.loads(captured) if captured.lstrip().startswith("{") else {}
+
+
+# What each command of audit-third-party-code.md must give, in the page's order: (exit status, check)
+AUDIT_EXAMPLES = [
+    (1, lambda out, folder: out["verdict"] == "violation" and 1.7 <= out["epsilon_lower_bound"] <= 2.0),
+    (0, lambda out, folder: out["verdict"] == "no-violation-found" and out["neighbour_pairs"] == 1),
+    (1, lambda out, folder: out["verdict"] == "violation" and out["reproducible"] is False
+        and out["randomness"]["mode"] == "unseeded"),
+    (1, lambda out, folder: out["verdict"] == "violation" and out["epsilon_estimate"] is None
+        and out["non_finite"]["epsilon_estimate"] == "inf" and "'classes': list['negative', 'positive']" in out["event"]),
+    (1, lambda out, folder: out["verdict"] == "violation" and "raised ValueError" in out["event"]),
+    (1, lambda out, folder: (folder / "noisy-count-audit" / "audit.html").exists()
+        and json.loads((folder / "noisy-count-audit" / "audit.json").read_text())["verdict"] == "violation"),
+]
+
+
+@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
+    for code in blocks("audit-third-party-code.md", "python"):
+        name = re.match(r"# file: (\S+)", code).group(1)
+        (tmp_path / name).write_text(code)
     monkeypatch.chdir(tmp_path)
-    args = shlex.split(command.replace("\\\n", " "))
-    assert args[0] == "admmcheck" and main(args[1:]) == 1
-    out = json.loads(capsys.readouterr().out)
-    assert out["verdict"] == "violation" and 1.7 <= out["epsilon_lower_bound"] <= 2.0
+    commands = blocks("audit-third-party-code.md", "bash")
+    assert len(commands) == len(AUDIT_EXAMPLES)
+    for command, (status, check) in zip(commands, AUDIT_EXAMPLES):
+        args = shlex.split(command.replace("\\\n", " "))
+        assert args[0] == "admmcheck" and main(args[1:]) == status, command
+        assert check(_json(capsys.readouterr().out), tmp_path), command
 
 
 def test_read_the_report_command_prints_the_gap(capsys):

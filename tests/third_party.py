@@ -92,3 +92,45 @@ _STREAM = np.random.default_rng(1234)  # seeded with a constant when the module 
 def fixed_stream_laplace(data, rng):
     """Correct Laplace(1) in one process, but every process repeats the same stream."""
     return data + _STREAM.laplace(0.0, 1.0)
+
+
+# ---- outputs of any shape --------------------------------------------------------------------
+
+def class_pair():
+    """Flipping record 0's label removes class +1 from the data."""
+    return Pair((X[:3], np.array([1.0, -1.0, -1.0])), (X[:3], np.array([-1.0, -1.0, -1.0])))
+
+
+def class_list(data, rng):
+    """Broken (true epsilon infinite): a noisy count beside the list of classes present, whose length
+    depends on the data, as a classifier library reports its classes_."""
+    features, labels = data
+    classes = ["positive" if c > 0 else "negative" for c in sorted(set(labels.tolist()))]
+    return {"classes": classes, "count": float(len(labels)) + rng.laplace(0.0, 1.0)}
+
+
+def _respond(truth: bool, epsilon: float, rng) -> str:
+    keep = math.exp(epsilon) / (1 + math.exp(epsilon))
+    return "yes" if (rng.random() < keep) == truth else "no"
+
+
+def label_or_none(data, rng):
+    """Correct: abstains (None) with probability 1/2, else answers whether record 0 is positive by
+    randomized response at epsilon = 1 (a ratio of e at most)."""
+    if rng.random() < 0.5:
+        return None
+    return _respond(bool(data[1][0] > 0), 1.0, rng)
+
+
+def label_or_none_broken(data, rng):
+    """Broken: the same, but randomized response at epsilon = 2 while claiming 1 (true epsilon 2)."""
+    if rng.random() < 0.5:
+        return None
+    return _respond(bool(data[1][0] > 0), 2.0, rng)
+
+
+def raises_on_one(data, rng):
+    """Broken (true epsilon infinite): Laplace(1) on a count, but the count 1 makes it raise 30 % of the time."""
+    if data == 1.0 and rng.random() < 0.3:
+        raise ValueError("count too large for the cache")
+    return data + rng.laplace(0.0, 1.0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from dataclasses import replace
 from pathlib import Path
 import sys
@@ -62,7 +63,7 @@ EXIT_STATUS = """exit status:
   3  an unexpected error inside admmcheck: a bug, please report it (--debug shows the traceback)
   4  the time budget (--max-time) ran out before a verdict; the best result so far is printed"""
 
-OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out")  # not configuration fields
+OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out", "argv", "page")  # not configuration fields
 
 
 def _argument_type(read: Callable[[str], object], expected: str) -> Callable[[str], object]:
@@ -243,6 +244,10 @@ def _parser() -> argparse.ArgumentParser:
             "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
             "samples are independent but not reproducible, never probed; auto: probe, and go on unseeded with a "
             "warning if the same seed gives different outputs", choices=("auto", "seeded", "unseeded"))
+    audit.add_argument("--exceptions-are-outputs", action="store_true", default=argparse.SUPPRESS,
+                       help="a call that raises releases the exception's type (an output like any other) instead "
+                            "of stopping the audit")
+    _option(audit, "--report", None, "also write audit.html and audit.json for this audit into this folder")
     for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer, adult or adult:PATH"),
                                 ("--graph", reference.graph, "REFERENCE: network")):
         _option(audit, flag, default, text)
@@ -511,6 +516,9 @@ def _command_experiment(args: argparse.Namespace) -> int:
 def _command_audit(args: argparse.Namespace) -> int:
     flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
     target = flags.pop("target")
+    page = args.page = flags.pop("report", None)
+    if page is not None:
+        output_folder(page, "--report")  # refused before any sampling
     progress = not args.quiet and sys.stderr.isatty()
     if target == "dp-sharing":
         return _command_sharing_audit(args, flags, progress)
@@ -540,6 +548,8 @@ def _command_audit(args: argparse.Namespace) -> int:
                                                                       white.get("plot")), progress=progress)
             extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
     summary = result.as_dict() | extra
+    if page is not None:
+        _write_audit_page(summary, page, args)
     if args.json:
         print(to_json(summary))
     else:
@@ -555,9 +565,22 @@ def _command_audit(args: argparse.Namespace) -> int:
     return EXIT_CHECK_FAILED if result.verdict == "violation" or white_violation else EXIT_OK
 
 
+def _write_audit_page(summary: dict, folder: str, args: argparse.Namespace) -> None:
+    from admmcheck.report.audit_page import write_audit_page
+    from admmcheck.report.model import package_versions
+
+    summary.update(command="admmcheck " + shlex.join(args.argv), versions=package_versions())
+    paths = write_audit_page(summary, folder)
+    if not args.json:
+        print(f"written: {paths['html']}")
+
+
 def _print_audit_head(summary: dict, claim: str) -> None:
     print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
           f"{summary['confidence']} ({claim})")
+    if summary.get("epsilon_estimate") == float("inf"):
+        never = "d1" if summary["event_more_likely_under"] == "d0" else "d0"
+        print(f"  point estimate: infinite: {never} never gave an output in this event (a support mismatch)")
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]
@@ -570,6 +593,8 @@ def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_
     if "search" in flags or "plot" in flags:
         raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; this audit takes --white-box")
     summary = runner(config_from_flags(config_type, flags), progress=progress)
+    if args.page is not None:
+        _write_audit_page(summary, args.page, args)
     white = summary.get("white_box", {})
     if args.json:
         print(to_json(summary))
@@ -645,6 +670,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``admmcheck`` console script; returns the exit status."""
     try:
         args = _parser().parse_args(argv)
+        args.argv = list(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # argparse: --help, --version (0) or a bad flag (2, message printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID_INPUT
     try:

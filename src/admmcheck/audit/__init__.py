@@ -11,7 +11,8 @@ from importlib import import_module
 
 _HOMES = {
     "admmcheck.audit.auditor": ("AuditResult", "audit"),
-    "admmcheck.audit.contract": ("Layout", "Pair", "Pairs", "PrivacyClaim", "flatten_output", "vectorised"),
+    "admmcheck.audit.contract": ("Pair", "Pairs", "PrivacyClaim", "vectorised"),
+    "admmcheck.audit.outputs": ("Layout", "encode_output"),
     "admmcheck.audit.sampling": ("Source", "sample_generator"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}

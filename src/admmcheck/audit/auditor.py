@@ -21,11 +21,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from admmcheck.audit.checkpoint import Checkpoint
-from admmcheck.audit.contract import Layout, PrivacyClaim
+from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound
-from admmcheck.audit.events import Event, SelectionSizes, candidate_events
+from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
+                                    histogram_edges)
+from admmcheck.audit.outputs import Block, Encoding, Layout
 from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
@@ -61,6 +64,9 @@ class AuditResult:
     pairs: int
     complete: bool
     randomness: Randomness
+    epsilon_estimate: float = float("nan")
+    kinds: tuple[dict[str, object], ...] = ()
+    histogram: dict[str, object] | None = None
     mechanism: str = ""
     notes: tuple[str, ...] = field(default=())
 
@@ -74,6 +80,7 @@ class AuditResult:
         return {
             "verdict": self.verdict,
             "epsilon_lower_bound": self.epsilon_lower_bound,
+            "epsilon_estimate": self.epsilon_estimate,
             "claimed_epsilon": self.claim.epsilon,
             "claimed_delta": self.claim.delta,
             "delta_lower_bound_at_claimed_epsilon": self.delta_lower_bound,
@@ -93,6 +100,8 @@ class AuditResult:
                              "share the rest; each candidate's 'level' is its share"},
             "candidates": list(self.candidates),
             "output_layout": self.layout.as_dict(),
+            "output_kinds": list(self.kinds),
+            "histogram": self.histogram,
             "mechanism": self.mechanism,
             "seed": self.seed,
             "reproducible": self.randomness.reproducible,
@@ -127,6 +136,7 @@ def audit(
     progress: bool = False,
     scheduler: str | None = None,
     randomness: str = "auto",
+    exceptions_are_outputs: bool = False,
 ) -> AuditResult:
     """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``samples`` draws per side.
 
@@ -138,17 +148,21 @@ def audit(
     same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g. from
     ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
     unseeded with a :class:`~admmcheck.errors.UnseededRandomness` warning when the same seed gives
-    different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`."""
+    different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`.
+
+    ``exceptions_are_outputs``: a call that raises releases the exception's type (an output like any
+    other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit."""
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 200:
         raise InvalidConfiguration(f"--samples {samples!r} must be an integer >= 200 (per side)")
     if not 0.5 <= confidence < 1:
         raise InvalidConfiguration(f"--confidence {confidence!r} must lie in [0.5, 1)")
     started = time.perf_counter()
     budget = Budget(max_time, progress)
-    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler, randomness) as sampler:
-        layout = sampler.probe()
+    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler, randomness,
+                 exceptions_are_outputs) as sampler:
+        first = sampler.probe()
         drawn_as = sampler.randomness
-        k = layout.size
+        k = max(1, first.values.shape[1])
         block_size = max(50, min(10_000, 2_000_000 // max(1, k)))
         selection = min(max(int(samples * SELECTION_FRACTION), min(2_000, samples // 2)),
                         max(1_000, SELECTION_NUMBERS // max(1, k)), samples // 2)
@@ -160,17 +174,17 @@ def audit(
                 "mechanism_sha256": mechanism.fingerprint(), "neighbours_sha256": neighbours.fingerprint(),
                 "samples": samples, "epsilon": claim.epsilon, "delta": claim.delta, "confidence": confidence,
                 "block_size": block_size, "selection": selection, "output_size": k,
-                "version": 2,  # stored bounding counts belong to the events this code chooses: bump when that changes
+                "exceptions_are_outputs": exceptions_are_outputs,
+                "version": 3,  # stored bounding counts belong to the events this code chooses: bump when that changes
             })
             drawn_as = _resumed_randomness(store, drawn_as)
         try:
-            outcome = _run(sampler, layout, claim, samples, confidence, seed, selection, bounding, block_size,
-                           budget, store)
+            outcome = _run(sampler, claim, samples, confidence, seed, selection, bounding, block_size, budget, store)
         finally:
             if store is not None:
                 store.close()
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
-                       wall_time_s=time.perf_counter() - started, layout=layout, pairs=sampler.pairs,
+                       wall_time_s=time.perf_counter() - started, pairs=sampler.pairs,
                        mechanism=mechanism.describe(), randomness=drawn_as)
 
 
@@ -187,35 +201,45 @@ def _resumed_randomness(store: Checkpoint, now: Randomness) -> Randomness:
                       f"blocks an earlier run drew unseeded ({earlier})")
 
 
-def _run(sampler: Sampler, layout: Layout, claim: PrivacyClaim, samples: int, confidence: float, seed: int,
+def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float, seed: int,
          selection: int, bounding: int, block_size: int, budget: Budget, store: Checkpoint | None) -> dict[str, Any]:
     alpha = 1 - confidence
     pairs = sampler.pairs
-    stored_selection = store.load("selection") if store else {}
+    stored_selection = store.load_blocks("selection") if store else {}
     stored_counts = store.load("bounding") if store else {}
     planned = SelectionSizes((selection, selection), (bounding, bounding),
                              event_levels(MOST_EVENTS, alpha / pairs)[0] / 2, claim.delta)
     chosen: list[tuple[int, Event]] = []
     counts: dict[tuple[int, int], np.ndarray] = {}
+    encodings: dict[int, tuple[Encoding, tuple[dict[str, int], dict[str, int]]]] = {}
+    histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    unseen = [0, 0]
     complete = True
     selection_blocks = math.ceil(selection / block_size)
     for pair in range(pairs):
-        parts: dict[int, list[np.ndarray]] = {0: [], 1: []}
+        parts: dict[int, list[Block]] = {0: [], 1: []}
         tasks = _tasks(selection, block_size, 0, pair)
         missing = [t for t in tasks if (pair, t.side, t.block) not in stored_selection]
-        drawn: dict[tuple[int, int], np.ndarray] = {}
-        for task, array in budget.steps(sampler.draw(missing), f"audit: selection (pair {pair})", total=len(missing)):
-            _store(store, "selection", task, array)
-            drawn[(task.side, task.block)] = array
+        drawn: dict[tuple[int, int], Block] = {}
+        for task, block in budget.steps(sampler.draw(missing), f"audit: selection (pair {pair})", total=len(missing)):
+            if store is not None:
+                store.store_block("selection", task.pair, task.side, task.block, block)
+            drawn[(task.side, task.block)] = block
         for task in tasks:  # the selection split is needed whole: the time budget applies to bounding only
             key = (task.side, task.block)
             parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
-        s0, s1 = np.concatenate(parts[0]), np.concatenate(parts[1])
-        events = candidate_events(s0, s1, layout, planned, seed=seed, most=MOST_EVENTS)
+        whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
+        encoding = Encoding.fit(parts[0] + parts[1])
+        encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
+        s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
+        kinds = encoding.category_labels() if encoding.categories else None
+        events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds)
+        edges = [histogram_edges(e, s0, s1) for e in events]
         chosen.extend((pair, e) for e in events)
-        del parts, s0, s1, drawn
+        del parts, s0, s1, drawn, whole
         tasks = _tasks(bounding, block_size, selection_blocks, pair)
-        side_counts = {0: np.zeros(len(events), dtype=np.int64), 1: np.zeros(len(events), dtype=np.int64)}
+        bins = sum(len(e) - 1 for e in edges)
+        side_counts = {0: np.zeros(len(events) + bins, dtype=np.int64), 1: np.zeros(len(events) + bins, dtype=np.int64)}
         side_n = [0, 0]
         missing = []
         for task in tasks:
@@ -223,20 +247,65 @@ def _run(sampler: Sampler, layout: Layout, claim: PrivacyClaim, samples: int, co
             if stored is None:
                 missing.append(task)
             else:
-                side_counts[task.side] += stored[:-1]
+                side_counts[task.side] += stored[:-2]
+                unseen[task.side] += int(stored[-2])
                 side_n[task.side] += int(stored[-1])
-        for task, array in budget.steps(sampler.draw(_until(missing, budget)), f"audit: bounding (pair {pair})",
+        for task, block in budget.steps(sampler.draw(_until(missing, budget)), f"audit: bounding (pair {pair})",
                                         total=len(missing)):
-            block_counts = np.array([int(np.sum(e.indicator(array))) for e in events] + [len(array)], dtype=np.int64)
-            _store(store, "bounding", task, block_counts)
-            side_counts[task.side] += block_counts[:-1]
-            side_n[task.side] += len(array)
+            features = encoding.features(block)
+            with threadpool_limits(1):  # the workers are drawing on the other cores: no OpenMP spinning here
+                block_counts = _count(events, edges, features)
+            new_kinds = encoding.unseen(block)
+            stored = np.concatenate([block_counts, [new_kinds, len(block)]]).astype(np.int64)
+            _store(store, "bounding", task, stored)
+            side_counts[task.side] += block_counts
+            unseen[task.side] += new_kinds
+            side_n[task.side] += len(block)
         if side_n[0] < bounding or side_n[1] < bounding:
             complete = False
         for side in (0, 1):
-            counts[(pair, side)] = side_counts[side]
+            counts[(pair, side)] = side_counts[side][:len(events)]
+            offset = len(events)
+            for k, e in enumerate(edges):
+                histograms.setdefault((pair, k), (e, np.zeros(len(e) - 1, np.int64), np.zeros(len(e) - 1, np.int64)))
+                histograms[(pair, k)][1 + side][:] = side_counts[side][offset:offset + len(e) - 1]
+                offset += len(e) - 1
         counts[(pair, -1)] = np.array(side_n)
-    return _bound(chosen, counts, claim, alpha, selection, complete)
+    outcome = _bound(chosen, counts, claim, alpha, selection, complete)
+    pair, index = outcome.pop("deciding")
+    encoding, kind_counts = encodings[pair]
+    outcome["layout"] = encoding.layout
+    outcome["kinds"] = tuple(encoding.as_dict(kind_counts)) if not encoding.single else ()
+    outcome["histogram"] = _histogram(chosen, pair, index, histograms)
+    if any(unseen):
+        outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
+                             "split never showed; no chosen event contains them",)
+    return outcome
+
+
+def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray) -> np.ndarray:
+    """Each event's count in this block, then each event's histogram counts (its score computed once)."""
+    members, bars = [], []
+    for event, edge in zip(events, edges):
+        scores = event.score(features)
+        members.append(int(np.sum(event.member(scores))))
+        bars.append(histogram_counts(scores, edge))
+    return np.concatenate([np.array(members, dtype=np.int64)] + bars)
+
+
+def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,
+               histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, object]:
+    """The two laws along the deciding event's score on the bounding split, for the audit page."""
+    event = [e for p, e in chosen if p == pair][index]
+    edges, d0, d1 = histograms[(pair, index)]
+    if event.labels:
+        labels = list(event.labels)
+        if len(labels) == HISTOGRAM_LABELS:  # the last bar also holds every category beyond the ones named
+            labels[-1] += " (and the rest)"
+        return {"kind": "categorical", "score": event.axis, "labels": labels, "d0": d0.tolist(), "d1": d1.tolist(),
+                "in_event": [bool(j < event.threshold) for j in range(len(labels))], "split": "bounding"}
+    return {"kind": "numeric", "score": event.axis, "edges": edges.tolist(), "d0": d0.tolist(), "d1": d1.tolist(),
+            "threshold": event.threshold, "above": event.above, "split": "bounding"}
 
 
 def _until(tasks: list[Task], budget: Budget):
@@ -273,6 +342,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
     levels = {pair: event_levels(size, alpha / len(per_pair)) for pair, size in per_pair.items()}
     candidates, best = [], None
     index_in_pair: dict[int, int] = {}
+    deciding = (0, 0)
     for pair, event in chosen:
         k = index_in_pair.get(pair, 0)
         index_in_pair[pair] = k + 1
@@ -293,14 +363,20 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         candidates.append(row)
         if best is None or epsilon > best[0]:
             best = (epsilon, pair, event, c, tuple(intervals), lower_a, upper_b, n)
+            deciding = (pair, k)
     epsilon, pair, event, c, intervals, lower_a, upper_b, n = best
     epsilon = max(epsilon, 0.0)
     notes = []
     if not complete:
         notes.append("the time budget ran out before every bounding sample was drawn; the bound uses those drawn")
+    a, b = event.numerator, 1 - event.numerator
+    estimate = _point_estimate(c[a] / n[a] if n[a] else float("nan"), c[b] / n[b] if n[b] else float("nan"),
+                               claim.delta)
     return {
         "verdict": "violation" if epsilon > claim.epsilon else "no-violation-found",
         "epsilon_lower_bound": epsilon,
+        "epsilon_estimate": estimate,
+        "deciding": deciding,
         "selection_samples": (selection, selection),
         "bounding_samples": (int(n[0]), int(n[1])),
         "event": event.description, "family": event.family, "numerator": event.numerator, "pair": pair,
@@ -309,3 +385,11 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         "candidates": tuple(sorted(candidates, key=lambda r: -r["epsilon_lower_bound"])),
         "intervals_bounded": 2 * m, "complete": complete, "notes": tuple(notes),
     }
+
+
+def _point_estimate(p_a: float, p_b: float, delta: float) -> float:
+    """ln((p_a − δ)/p_b) from the frequencies: +inf when the event never happened under the other
+    dataset (a support mismatch), nan where it refutes nothing or nothing was drawn."""
+    if not (p_a > delta) or math.isnan(p_b):
+        return float("nan")
+    return math.inf if p_b == 0 else math.log((p_a - delta) / p_b)

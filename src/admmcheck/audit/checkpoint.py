@@ -1,7 +1,7 @@
 """Checkpoints of an audit: every finished block stored atomically (one SQLite transaction).
 
-A selection block is stored as its samples (they choose the events); a bounding block only
-as its event counts, so a resumed audit never redraws or loses a block and the stored data
+A selection block is stored as its samples (:meth:`Block.to_bytes`: they choose the events);
+a bounding block only as its event and histogram counts, so a resumed audit never redraws or loses a block and the stored data
 stays small. Events are not stored: they are recomputed from the stored selection samples,
 deterministically, so a resumed audit equals an uninterrupted one for the same seed. The
 file holds numbers only (``numpy.save`` without pickle) and the audit's configuration,
@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from admmcheck.audit.outputs import Block
 from admmcheck.errors import InvalidConfiguration, OutputError
 from admmcheck.output import output_file
 
@@ -50,6 +51,17 @@ class Checkpoint:
         rows = self._db.execute("SELECT pair, side, block, data FROM blocks WHERE phase = ?", (phase,))
         return {(pair, side, block): np.load(io.BytesIO(data), allow_pickle=False)
                 for pair, side, block, data in rows}
+
+    def load_blocks(self, phase: str) -> dict[tuple[int, int, int], Block]:
+        """Every stored block of samples of ``phase``, by (pair, side, block)."""
+        rows = self._db.execute("SELECT pair, side, block, data FROM blocks WHERE phase = ?", (phase,))
+        return {(pair, side, block): Block.from_bytes(data) for pair, side, block, data in rows}
+
+    def store_block(self, phase: str, pair: int, side: int, block: int, samples: Block) -> None:
+        """Store one finished block of samples (atomic)."""
+        with self._db:
+            self._db.execute("INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?)",
+                             (phase, pair, side, block, samples.to_bytes()))
 
     def store(self, phase: str, pair: int, side: int, block: int, array: np.ndarray) -> None:
         """Store one finished block (atomic: a crash leaves either nothing or the whole block)."""

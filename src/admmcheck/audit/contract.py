@@ -1,9 +1,10 @@
 """What the auditor audits: a mechanism, neighbouring datasets and a privacy claim.
 
-* A **mechanism** is any callable ``mechanism(data, rng) -> array | Mapping[str, array]``
-  returning everything an observer sees. A mapping is flattened in sorted-key order; the
-  flat layout (:class:`Layout`) is reported with the result. A mechanism may carry a
-  vectorised form as the attribute ``batch``: ``mechanism.batch(data, rng, n) -> (n, k)``
+* A **mechanism** is any callable ``mechanism(data, rng)`` returning everything an observer
+  sees: numbers, arrays of any shape, strings, booleans, ``None``, lists and tuples (of
+  data-dependent length too), mappings, nested (:mod:`admmcheck.audit.outputs` encodes them
+  and keeps every distinction an observer could make). A mechanism may carry a vectorised
+  form as the attribute ``batch``: ``mechanism.batch(data, rng, n) -> (n, k)`` numbers
   (see :func:`vectorised`); the sampler uses it when present.
 * **Neighbours** are a zero-argument callable returning :class:`Pair` ``(d0, d1)``, several
   as :class:`Pairs`, or a plain 2-tuple ``(d0, d1)`` where that cannot be misread (see
@@ -45,44 +46,6 @@ class PrivacyClaim:
             raise InvalidConfiguration(f"--epsilon {self.epsilon!r} must be a finite number >= 0")
         if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or not 0 <= self.delta < 1:
             raise InvalidConfiguration(f"--delta {self.delta!r} must lie in [0, 1)")
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Where each released quantity sits in the flat output vector: (name, shape) in order."""
-
-    parts: tuple[tuple[str, tuple[int, ...]], ...]
-
-    @property
-    def size(self) -> int:
-        """Length k of the flat output."""
-        return int(sum(math.prod(shape) for _, shape in self.parts))
-
-    def describe(self, index: int) -> str:
-        """The name of flat coordinate ``index``, e.g. ``primal[3, 1]`` or ``x[0]``."""
-        offset = 0
-        for name, shape in self.parts:
-            size = math.prod(shape)
-            if index < offset + size:
-                position = np.unravel_index(index - offset, shape) if shape else ()
-                return f"{name}[{', '.join(str(int(p)) for p in position)}]" if shape else name
-            offset += size
-        raise IndexError(index)
-
-    def as_dict(self) -> list[dict[str, object]]:
-        return [{"name": name, "shape": list(shape)} for name, shape in self.parts]
-
-
-def flatten_output(output: object) -> tuple[np.ndarray, Layout]:
-    """A mechanism's output as a flat float64 vector and its layout (mappings in sorted-key order)."""
-    if isinstance(output, Mapping):
-        keys = sorted(output, key=str)
-        arrays = [np.asarray(output[key], dtype=np.float64) for key in keys]
-        layout = Layout(tuple((str(key), array.shape) for key, array in zip(keys, arrays)))
-        flat = np.concatenate([array.ravel() for array in arrays]) if arrays else np.empty(0)
-        return flat, layout
-    array = np.asarray(output, dtype=np.float64)
-    return array.ravel(), Layout((("output", array.shape),))
 
 
 def vectorised(batch: Callable[[Any, np.random.Generator, int], np.ndarray]):

@@ -18,12 +18,10 @@ results between machines with its own protocol, which trusts the cluster's worke
 
 from __future__ import annotations
 
-import io
 import threading
 from collections import deque
 from typing import Any
 
-import numpy as np
 
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
@@ -35,8 +33,8 @@ def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, An
     """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess."""
     from admmcheck.audit.sampling import WorkerProcess
 
-    mechanism, neighbours, seed, timeout = init
-    key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout)
+    mechanism, neighbours, seed, timeout, exceptions_are_outputs = init
+    key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout, exceptions_are_outputs)
     workers = getattr(_LOCAL, "workers", None)  # one subprocess per audit and Dask worker thread
     if workers is None:
         workers = _LOCAL.workers = {}
@@ -46,18 +44,13 @@ def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, An
         worker.send(("init", *init))
     try:
         worker.send(message)
-        header, array = worker.receive(allowance)
+        header, body = worker.receive(allowance)
     except (TimeoutError, MechanismError) as exc:
         worker.kill()
         del workers[key]
         if isinstance(exc, TimeoutError):
             return {"status": "timeout"}, b""
         return {"status": "error", "message": str(exc)}, b""
-    body = b""
-    if array is not None:
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        body = buffer.getvalue()
     return header, body
 
 
@@ -100,7 +93,7 @@ class DaskWorker:
         allowance = timeout * count + 120.0
         self._pending.append(self._client.submit(_remote, self._init, message, allowance, pure=False))
 
-    def receive(self, timeout: float) -> tuple[dict[str, Any], np.ndarray | None]:
+    def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
         future = self._pending.popleft()
         try:
             header, body = future.result(timeout=timeout + 60.0)
@@ -110,8 +103,7 @@ class DaskWorker:
             raise MechanismError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
         if header.get("status") == "timeout":
             raise TimeoutError
-        array = np.load(io.BytesIO(body), allow_pickle=False) if body else None
-        return header, array
+        return header, body
 
     def kill(self) -> None:
         while self._pending:

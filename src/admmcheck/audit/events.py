@@ -13,7 +13,14 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
 * ``values``: for discrete outputs, sets of exact output values, taken in order of their
   estimated likelihood ratio (the optimal events for discrete laws);
 * ``support``: outputs of one dataset lying off the affine subspace that holds every
-  output of the other one (degenerate, lower-dimensional noise: an infinite ε).
+  output of the other one (degenerate, lower-dimensional noise: an infinite ε);
+* ``structure``: for outputs of several kinds (:mod:`admmcheck.audit.outputs`: shapes,
+  types, labels, ``None``, raised exceptions), sets of kinds in estimated likelihood-ratio
+  order; a kind seen under one dataset only is an infinite ε.
+
+Every event is ``score(x) > c`` or ``score(x) < c`` for a real score of the output (for sets of
+values or kinds, the position in likelihood-ratio order), so the audit can draw the two output
+laws along the deciding score (:func:`histogram_edges`).
 
 Each candidate is scored by the bound it is predicted to give on the bounding split
 (pessimistic selection estimates, projected to the bounding sample sizes), so rare events
@@ -27,7 +34,7 @@ from typing import Callable
 
 import numpy as np
 
-from admmcheck.audit.contract import Layout
+from admmcheck.audit.outputs import Layout
 from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 
 QUANTILES = 400
@@ -37,21 +44,35 @@ ATOM_SHARE = 0.01  # a value taken by at least this share of a coordinate's samp
 MOST_ATOMS = 4
 MANY_VALUES = 64  # discrete outputs with more distinct values also get the learned families
 PESSIMISM = 0.16  # one-sigma one-sided bounds on the selection split
+HISTOGRAM_BINS = 40
+HISTOGRAM_LABELS = 30  # categories drawn one by one; the rest share the last bar
 
 
 @dataclass(frozen=True, eq=False)
 class Event:
-    """A set E of outputs and the side ``numerator`` whose probability should exceed the other's."""
+    """The set E = {score > threshold} (``above``) or {score < threshold} of outputs, and the side
+    ``numerator`` whose probability should exceed the other's. ``axis`` says what the score is;
+    ``labels`` name the integer score values 0, 1, ... of a categorical score (values or kinds in
+    ratio order)."""
 
     family: str
     description: str
     numerator: int
-    member: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    score: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    threshold: float
+    above: bool
     predicted_epsilon: float = float("nan")
+    axis: str = ""
+    labels: tuple[str, ...] = ()
+
+    def member(self, scores: np.ndarray) -> np.ndarray:
+        """Boolean membership from already computed scores (NaN scores are never members)."""
+        scores = np.asarray(scores, dtype=float)
+        return scores > self.threshold if self.above else scores < self.threshold
 
     def indicator(self, samples: np.ndarray) -> np.ndarray:
         """Boolean (n,) membership of the (n, k) samples."""
-        return np.asarray(self.member(samples), dtype=bool)
+        return self.member(self.score(samples))
 
 
 @dataclass(frozen=True)
@@ -101,8 +122,8 @@ def _threshold_event(family: str, name: str, score: Callable[[np.ndarray], np.nd
                      s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> Event:
     c, above, numerator, predicted = best_threshold(score(s0), score(s1), sizes)
     sign = ">" if above else "<"
-    member = (lambda x: score(x) > c) if above else (lambda x: score(x) < c)
-    return Event(family, f"{name} {sign} {c:.6g} (more likely under d{numerator})", numerator, member, predicted)
+    return Event(family, f"{name} {sign} {c:.6g} (more likely under d{numerator})", numerator, score, c, above,
+                 predicted, axis=name)
 
 
 def _coordinates(s0: np.ndarray, s1: np.ndarray, layout: Layout, limit: int = 32) -> list[int]:
@@ -133,12 +154,10 @@ def _as_rows(samples: np.ndarray) -> np.ndarray:
     return contiguous.view(np.dtype((np.void, contiguous.dtype.itemsize * contiguous.shape[1]))).ravel()
 
 
-def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: np.ndarray,
-                  sizes: SelectionSizes) -> list[Event]:
-    """The best set of output values per direction, taken in estimated-ratio order."""
-    c0 = np.bincount(inverse[: len(s0)], minlength=len(unique)).astype(float)
-    c1 = np.bincount(inverse[len(s0):], minlength=len(unique)).astype(float)
-    events = []
+def _ordered_sets(c0: np.ndarray, c1: np.ndarray, sizes: SelectionSizes) -> list[tuple[int, np.ndarray, int, float]]:
+    """Per direction, (numerator, categories in estimated-ratio order, how many of them form the
+    best set, its predicted bound), from the selection counts of each category."""
+    out = []
     for numerator in (0, 1):
         ca, cb = (c0, c1) if numerator == 0 else (c1, c0)
         order = np.argsort(-((ca + 0.5) / sizes.selection[numerator]) / ((cb + 0.5) / sizes.selection[1 - numerator]),
@@ -146,11 +165,58 @@ def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: n
         prefix0, prefix1 = np.cumsum(c0[order]), np.cumsum(c1[order])
         predicted = _predicted(prefix0, prefix1, sizes, numerator)
         k = int(np.argmax(predicted))
-        chosen = unique[order[: k + 1]].copy()
+        out.append((numerator, order, k + 1, float(predicted[k])))
+    return out
+
+
+def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: np.ndarray,
+                  sizes: SelectionSizes) -> list[Event]:
+    """The best set of output values per direction, taken in estimated-ratio order."""
+    c0 = np.bincount(inverse[: len(s0)], minlength=len(unique)).astype(float)
+    c1 = np.bincount(inverse[len(s0):], minlength=len(unique)).astype(float)
+    events = []
+    for numerator, order, size, predicted in _ordered_sets(c0, c1, sizes):
+        rank = {row: position for position, row in enumerate(unique[order].tolist())}
+
+        def score(x, rank=rank):  # position in ratio order; a value never seen is never in the set
+            return np.array([rank.get(row, np.inf) for row in _as_rows(x).tolist()], dtype=float)
+
+        chosen = unique[order[:size]]
         shown = ", ".join(_show_row(v, s0.shape[1]) for v in chosen[:5]) + (" ..." if len(chosen) > 5 else "")
         events.append(Event("values", f"output in {{{shown}}} ({len(chosen)} values; more likely under d{numerator})",
-                            numerator, lambda x, chosen=chosen: np.isin(_as_rows(x), chosen), float(predicted[k])))
+                            numerator, score, size - 0.5, False, predicted, axis="output value, in ratio order",
+                            labels=tuple(_show_row(v, s0.shape[1]) for v in unique[order][:HISTOGRAM_LABELS])))
     return events
+
+
+def _structure_events(s0: np.ndarray, s1: np.ndarray, categories: list[str], sizes: SelectionSizes) -> list[Event]:
+    """The best set of output kinds per direction (indicator columns 0..C-1 of the features)."""
+    width = len(categories)
+
+    def code(x):
+        return np.argmax(x[:, :width], axis=1)
+
+    c0 = np.bincount(code(s0), minlength=width).astype(float)
+    c1 = np.bincount(code(s1), minlength=width).astype(float)
+    events = []
+    for numerator, order, size, predicted in _ordered_sets(c0, c1, sizes):
+        rank = np.empty(width)
+        rank[order] = np.arange(width)
+
+        def score(x, rank=rank):
+            return rank[code(x)]
+
+        chosen = [categories[j] for j in order[:size]]
+        shown = "; ".join(_clip(c) for c in chosen[:3]) + (" ..." if len(chosen) > 3 else "")
+        events.append(Event("structure", f"output kind in {{{shown}}} ({len(chosen)} of {width - 1} kinds seen, or "
+                            f"another kind; more likely under d{numerator})", numerator, score, size - 0.5, False, predicted,
+                            axis="output kind, in ratio order",
+                            labels=tuple(categories[j] for j in order[:HISTOGRAM_LABELS])))
+    return events
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _show_row(row: np.void, k: int) -> str:
@@ -186,7 +252,7 @@ def _support_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> li
         events.append(Event(
             "support", f"distance to the {inside.shape[1] - null.shape[1]}-dimensional affine support of "
             f"the d{fitted} outputs > {tolerance:.3g} (outputs of d{numerator} off the support of d{fitted})",
-            numerator, lambda x, residual=residual, tolerance=tolerance: residual(x) > tolerance, predicted))
+            numerator, residual, tolerance, True, predicted, axis=f"distance to the affine support of the d{fitted} outputs"))
     return events
 
 
@@ -297,10 +363,11 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, se
 
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
-                     per_family: int = 2, most: int = 10) -> list[Event]:
-    """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first."""
+                     per_family: int = 2, most: int = 10, kinds: list[str] | None = None) -> list[Event]:
+    """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first.
+    ``kinds`` labels the leading indicator columns of outputs of several kinds (the structure family)."""
     chosen: list[Event] = []
-    families = _families(s0, s1, layout, sizes, seed)
+    families = _families(s0, s1, layout, sizes, seed, kinds or [])
     for events in families.values():
         ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
         chosen.extend(ranked[:per_family])
@@ -310,9 +377,13 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     return chosen[:most]
 
 
-def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int) -> dict[str, list[Event]]:
-    """Candidate events of every family that applies to these samples, by family."""
+def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int,
+              kinds: list[str]) -> dict[str, list[Event]]:
+    """Candidate events of every family that applies to these samples, by family (the structure family
+    first: among events predicted equal, a difference of kind is the plainest evidence)."""
     families: dict[str, list[Event]] = {}
+    if kinds:
+        families["structure"] = _structure_events(s0, s1, kinds, sizes)
     discrete = _discrete(s0, s1)
     if discrete is not None:
         families["values"] = _value_events(s0, s1, *discrete, sizes)
@@ -328,3 +399,29 @@ def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSi
         for j in _coordinates(s0, s1, layout)
     ]
     return {name: events for name, events in families.items() if events}
+
+
+def histogram_edges(event: Event, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    """Bin edges for drawing the two laws along ``event``'s score, fixed on the selection split:
+    one bin per category (the rest in the last) for a categorical score; else HISTOGRAM_BINS equal
+    bins over the central 99 % of the pooled scores, the threshold an edge, open bins at both ends."""
+    if event.labels:
+        return np.concatenate([np.arange(len(event.labels)) - 0.5, [np.inf]])
+    scores = np.concatenate([event.score(x0), event.score(x1)])
+    scores = scores[np.isfinite(scores)]
+    if len(scores) == 0:
+        return np.array([-np.inf, event.threshold, np.inf])
+    low, high = np.quantile(scores, [0.005, 0.995])
+    low, high = min(low, event.threshold), max(high, event.threshold)
+    if not high > low:
+        low, high = low - 0.5, high + 0.5
+    inner = np.union1d(np.linspace(low, high, HISTOGRAM_BINS + 1), [event.threshold])
+    return np.concatenate([[-np.inf], inner, [np.inf]])
+
+
+def histogram_counts(scores: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Counts of ``scores`` in the bins [edges[i], edges[i+1]) (NaN scores in none)."""
+    scores = np.asarray(scores, dtype=float)
+    scores = scores[~np.isnan(scores)]
+    bins = np.clip(np.searchsorted(edges, scores, side="right") - 1, 0, len(edges) - 2)
+    return np.bincount(bins, minlength=len(edges) - 1).astype(np.int64)

@@ -45,6 +45,7 @@ class AuditConfig:
     checkpoint: str | None = None
     scheduler: str | None = None
     randomness: str = "auto"
+    exceptions_are_outputs: bool = False
 
     def __post_init__(self) -> None:
         for flag, value in (("--mechanism", self.mechanism), ("--neighbors", self.neighbors)):
@@ -65,7 +66,7 @@ def run_audit(config: AuditConfig, progress: bool = False) -> AuditResult:
                  PrivacyClaim(config.epsilon, config.delta), samples=config.samples, confidence=config.confidence,
                  seed=config.seed, workers=config.workers, timeout=config.timeout, max_time=config.max_time,
                  checkpoint=config.checkpoint, progress=progress, scheduler=config.scheduler,
-                 randomness=config.randomness)
+                 randomness=config.randomness, exceptions_are_outputs=config.exceptions_are_outputs)
 
 
 @dataclass(frozen=True)

@@ -2,30 +2,23 @@
 
 Reads length-prefixed pickled messages from the main process on stdin (``init``,
 ``pairs``, ``block``) and writes each answer on file descriptor FD as two lengths, a JSON
-header and, for a block, the samples as ``.npy`` bytes. The mechanism's own prints go to
+header and, for a block, the samples as ``.npz`` bytes (:meth:`Block.to_bytes`, no pickle). The mechanism's own prints go to
 the null device, never into the answers.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pickle
 import struct
 import sys
 
-import numpy as np
 
 from admmcheck.audit.sampling import count_pairs, run_block
 
 
-def _answer(stream, header: dict, array: np.ndarray | None = None) -> None:
-    body = b""
-    if array is not None:
-        buffer = io.BytesIO()
-        np.save(buffer, np.ascontiguousarray(array, dtype=np.float64), allow_pickle=False)
-        body = buffer.getvalue()
+def _answer(stream, header: dict, body: bytes = b"") -> None:
     text = json.dumps(header).encode("utf-8")
     stream.write(struct.pack("<QQ", len(text), len(body)) + text + body)
     stream.flush()
@@ -48,12 +41,11 @@ def serve(requests, answers) -> None:
             _answer(answers, {"status": status, "pairs": payload} if status == "ok"
                     else {"status": status, "message": payload})
         elif kind == "block":
-            mechanism, neighbours, seed, timeout = setup
-            task, expected = message[1:]
-            status, payload = run_block(mechanism, neighbours, seed, timeout, task, expected)
+            mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup
+            (task,) = message[1:]
+            status, payload = run_block(mechanism, neighbours, seed, timeout, task, exceptions_are_outputs)
             if status == "ok":
-                array, layout = payload
-                _answer(answers, {"status": "ok", "layout": [[n, list(s)] for n, s in layout.parts]}, array)
+                _answer(answers, {"status": "ok"}, payload.to_bytes())
             else:
                 _answer(answers, {"status": status, "message": payload})
 

@@ -166,7 +166,12 @@ def _figure(histogram: dict, n: list[int]):
     figure, axis = plt.subplots(figsize=(10, 3.8))
     colours = ("#4c72b0", "#dd8452")
     if histogram["kind"] == "numeric":
-        edges = np.asarray(histogram["edges"], float)
+        edges = np.array([np.nan if e is None else e for e in histogram["edges"]], float)
+        if len(edges) > 3:  # open outer bins (-inf or +inf, null in JSON) drawn one inner bin wide
+            if not np.isfinite(edges[0]):
+                edges[0] = edges[1] - (edges[2] - edges[1])
+            if not np.isfinite(edges[-1]):
+                edges[-1] = edges[-2] + (edges[-2] - edges[-3])
         for k, style in ((0, "-"), (1, "--")):
             axis.stairs(frequencies[k], edges, color=colours[k], ls=style, lw=2, label=f"d{k} ({int(n[k])} samples)")
         threshold = float(histogram["threshold"])

@@ -6,11 +6,9 @@ configuration, and records that command, so each verdict can be reproduced alone
 
 from __future__ import annotations
 
-import platform
 import sys
 import time
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Callable
 
 from admmcheck.convergence import (
@@ -23,7 +21,7 @@ from admmcheck.convergence import (
     verify_case,
 )
 from admmcheck.errors import InvalidConfiguration
-from admmcheck.report.model import Report, Verdict
+from admmcheck.report.model import Report, Verdict, package_versions
 
 
 @dataclass(frozen=True)
@@ -64,17 +62,6 @@ CONVERGENCE_COMMANDS = {
 }
 
 
-def _versions() -> dict[str, str]:
-    out = {"python": sys.version.split()[0], "platform": platform.platform()}
-    for package in ("admmcheck", "numpy", "scipy", "cvxpy", "clarabel", "scikit-learn", "dp-accounting", "jinja2",
-                    "matplotlib"):
-        try:
-            out[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            out[package] = "not installed"
-    return out
-
-
 def _timed(report: Report, make: Callable[[], Verdict]) -> Verdict:
     started = time.perf_counter()
     verdict = make()
@@ -91,7 +78,7 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
         profile = PROFILES[profile]
     say = progress or (lambda message: None)
     report = Report(profile.name, seed)
-    report.reproducibility = {"versions": _versions(), "seed": seed, "profile": vars(profile),
+    report.reproducibility = {"versions": package_versions(), "seed": seed, "profile": vars(profile),
                               "command_line": command_line}
     say("convergence against CVXPY")
     _convergence(report, profile)

@@ -10,7 +10,10 @@ them.
 
 from __future__ import annotations
 
+import platform
+import sys
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 
 VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
 
@@ -65,3 +68,15 @@ class Report:
         report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], data["figures"],
                      data["findings"], data["reproducibility"], data.get("timings_s", {}))
         return report
+
+
+def package_versions() -> dict[str, str]:
+    """Python, the platform and the versions of admmcheck and the packages its results depend on."""
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for package in ("admmcheck", "numpy", "scipy", "cvxpy", "clarabel", "scikit-learn", "dp-accounting", "jinja2",
+                    "matplotlib"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out
