@@ -5,13 +5,14 @@ its module. They are imported on first use (PEP 562), so a process that needs on
 the package (an audit worker, ``admmcheck --version``) does not load CVXPY and the solvers.
 """
 
-from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
 
 try:
     __version__ = version("admmcheck")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "unknown"
+
+from admmcheck.lazy import lazy_exports  # noqa: E402 - after __version__
 
 _HOMES = {
     "admmcheck.algorithms": ("run_admm", "run_admm_edge", "run_dvp", "run_madmm", "run_pp", "run_private_radmm",
@@ -26,19 +27,4 @@ _HOMES = {
     "admmcheck.runs": ("Run", "trial_seeds"),
     "admmcheck.schedules": ("GeometricSchedule",),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-
-__all__ = sorted(_HOME_OF)
-
-
-def __getattr__(name: str) -> object:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'admmcheck' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

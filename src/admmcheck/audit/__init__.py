@@ -7,7 +7,7 @@ mechanism and its neighbours are. Names are imported on first use, so an audit w
 loads only the sampling engine.
 """
 
-from importlib import import_module
+from admmcheck.lazy import lazy_exports
 
 _HOMES = {
     "admmcheck.audit.auditor": ("AuditResult", "audit"),
@@ -15,19 +15,4 @@ _HOMES = {
     "admmcheck.audit.outputs": ("Layout", "encode_output"),
     "admmcheck.audit.sampling": ("Source", "sample_generator"),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
-
-__all__ = sorted(_HOME_OF)
-
-
-def __getattr__(name: str) -> object:
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'admmcheck.audit' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__, __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

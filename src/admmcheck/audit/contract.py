@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Iterable, Sized
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 

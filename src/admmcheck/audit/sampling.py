@@ -25,7 +25,6 @@ stops the pool.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 import os

@@ -6,7 +6,6 @@ configuration, and records that command, so each verdict can be reproduced alone
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass
 from typing import Callable
