@@ -223,8 +223,10 @@ def _parser() -> argparse.ArgumentParser:
                        metavar="REFERENCE",
                        help="audit our own " + ", ".join(REFERENCE_MECHANISMS) + " against its theorem's beta "
                        "on a small setting (then no --mechanism/--neighbors)")
-    _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> array or mapping")
-    _option(audit, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> (d0, d1) or an iterable of pairs")
+    _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> what an observer sees "
+            "(numbers, arrays, strings, None, lists, dicts, nested)")
+    _option(audit, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or Pairs([...]) "
+            "for several")
     _option(audit, "--epsilon", None, "the claimed epsilon (REFERENCE: pvp only; the others use beta)",
             type=_NUMBER)
     _option(audit, "--delta", plain_audit.delta, "the claimed delta", type=_NUMBER)
