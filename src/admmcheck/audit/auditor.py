@@ -179,7 +179,11 @@ def audit(
             })
             drawn_as = _resumed_randomness(store, drawn_as)
         try:
-            outcome = _run(sampler, claim, samples, confidence, seed, selection, bounding, block_size, budget, store)
+            # one BLAS/OpenMP thread for the event fits and counts, as in the workers: the workers share the
+            # cores, and OpenMP's spinning threads made one gradient-boosting fit 100x slower under load
+            with threadpool_limits(1):
+                outcome = _run(sampler, claim, samples, confidence, seed, selection, bounding, block_size, budget,
+                               store)
         finally:
             if store is not None:
                 store.close()
@@ -253,8 +257,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         for task, block in budget.steps(sampler.draw(_until(missing, budget)), f"audit: bounding (pair {pair})",
                                         total=len(missing)):
             features = encoding.features(block)
-            with threadpool_limits(1):  # the workers are drawing on the other cores: no OpenMP spinning here
-                block_counts = _count(events, edges, features)
+            block_counts = _count(events, edges, features)
             new_kinds = encoding.unseen(block)
             stored = np.concatenate([block_counts, [new_kinds, len(block)]]).astype(np.int64)
             _store(store, "bounding", task, stored)
