@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
-import warnings
+import os
 
-import pytest
+# One OpenMP/BLAS thread per process, set before scikit-learn or numpy's OpenBLAS start their
+# thread pools (and inherited by the audit worker, CLI and Dask subprocesses). The audits fit
+# scikit-learn's gradient boosting (OpenMP) while their worker processes and other tests keep the
+# 2 cores busy; OpenMP's spin-waiting threads then slow one fit from 0.3 s to a minute or more.
+# The suite's parallelism is in processes (audit workers, pytest-xdist).
+for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-from admmcheck.datasets import breast_cancer, make_problem, synthetic
-from admmcheck.networks import ring
-from admmcheck.oracle import centralized_optimum
+import warnings  # noqa: E402
+
+import pytest  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from admmcheck.datasets import breast_cancer, make_problem, synthetic  # noqa: E402
+from admmcheck.networks import ring  # noqa: E402
+from admmcheck.oracle import centralized_optimum  # noqa: E402
+
+threadpool_limits(1)  # for thread pools a plugin may have started before this file ran
 
 
 @pytest.fixture(autouse=True)

@@ -149,7 +149,9 @@ def test_judge_randomness_decides_from_three_draws():
     assert judge_randomness("auto", kinds, kinds, kinds, "m", "here").reproducible  # kinds compared too
 
 
-def test_audit_workers_run_blas_and_openmp_with_one_thread(tmp_path):
+def test_audit_workers_run_blas_and_openmp_with_one_thread(tmp_path, monkeypatch):
+    for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(variable, "2")  # the suite's own setting must not be what makes this pass
     module = tmp_path / "threads.py"
     module.write_text("from threadpoolctl import threadpool_info\n"
                       "import numpy\n"

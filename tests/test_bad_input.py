@@ -142,13 +142,17 @@ def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message):
 
 def test_the_issue_commands_do_not_execute_anything(tmp_path):
     canary = tmp_path / "canary"
-    for flag in ("--alpha", "--eta"):
-        for payload in (f"__import__('os').system('touch {canary}')", f"(lambda: open('{canary}','w'))()",
-                        f"exec(\"open('{canary}','w')\")"):
-            result = subprocess.run([sys.executable, "-m", "admmcheck", "bound", "pp", flag, payload],
-                                    capture_output=True, text=True, timeout=120)
-            assert result.returncode == 2 and "Traceback" not in result.stderr
-            assert not canary.exists()
+    # the six commands run side by side (each spends ~2 s importing): a payload that ran would
+    # leave the canary, whichever process ran it
+    processes = [subprocess.Popen([sys.executable, "-m", "admmcheck", "bound", "pp", flag, payload],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for flag in ("--alpha", "--eta")
+                 for payload in (f"__import__('os').system('touch {canary}')", f"(lambda: open('{canary}','w'))()",
+                                 f"exec(\"open('{canary}','w')\")")]
+    for process in processes:
+        _, stderr = process.communicate(timeout=120)
+        assert process.returncode == 2 and "Traceback" not in stderr
+    assert not canary.exists()
 
 
 def test_an_unexpected_error_is_reported_as_a_bug_with_exit_3(capsys, monkeypatch):
