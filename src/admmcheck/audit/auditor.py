@@ -1,6 +1,6 @@
 """The black-box audit: sample, choose events on one split, bound them on the other.
 
-1. Workers draw a selection split (about 10 % of the samples per side) and the main
+1. Workers draw a selection split (15 % of the samples per side, SELECTION_FRACTION) and the main
    process chooses candidate events on it (:mod:`admmcheck.audit.events`).
 2. Workers draw the bounding split; each block is reduced at once to the events' counts,
    so memory holds one block per worker, never the whole bounding split.
