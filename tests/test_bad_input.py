@@ -4,6 +4,7 @@ nothing executed (issue 14). Each row is one kind of bad input a user has sent u
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -197,3 +198,24 @@ def test_no_output_is_left_half_written(tmp_path, monkeypatch):
     assert target.read_text() == "previous" and [p.name for p in tmp_path.iterdir()] == ["report.json"]
     with pytest.raises(OutputError, match="cannot write"):
         write_text_atomic(tmp_path / "missing" / "x.json", "x")
+
+
+def test_with_json_an_error_is_also_a_json_object_on_stdout(capsys):
+    assert main(["run", "admm", "--iterations", "0", "--json"]) == 2
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["exit_status"] == 2 and out["kind"] == "error"
+    assert captured.err.strip() == f"admmcheck: error: {out['error']}"  # the same message, one line on stderr
+    assert main(["run", "admm", "--iterations", "0"]) == 2 and capsys.readouterr().out == ""  # no JSON unasked
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_written_files_take_the_users_umask(tmp_path, umask, mode):
+    from admmcheck.output import write_text_atomic
+
+    old = os.umask(umask)
+    try:
+        path = write_text_atomic(tmp_path / "report.json", "{}")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == mode

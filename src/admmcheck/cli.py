@@ -683,23 +683,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return COMMANDS[args.command](args)
     except AdmmcheckError as exc:
-        print(f"admmcheck: error: {exc}", file=sys.stderr)
-        return EXIT_INVALID_INPUT
+        return _fail(args, str(exc), EXIT_INVALID_INPUT)
     except MemoryError as exc:  # a size the user chose, not a bug
-        print(f"admmcheck: error: out of memory ({exc}); reduce --iterations, --nodes, --samples or "
-              "the problem size", file=sys.stderr)
-        return EXIT_INVALID_INPUT
+        return _fail(args, f"out of memory ({exc}); reduce --iterations, --nodes, --samples or the problem size",
+                     EXIT_INVALID_INPUT)
     except KeyboardInterrupt:
         print("admmcheck: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: never a bare traceback unless asked for
         if args.debug:
             traceback.print_exc()
-        else:
-            print(f"admmcheck: internal error: {type(exc).__name__}: {exc}\n"
-                  "This is a bug in admmcheck; please report it with the command line "
-                  "(rerun with --debug for the traceback).", file=sys.stderr)
-        return EXIT_BUG
+        return _fail(args, f"{type(exc).__name__}: {exc}\nThis is a bug in admmcheck; please report it with the "
+                     "command line (rerun with --debug for the traceback).", EXIT_BUG, kind="internal error",
+                     quiet=args.debug)
+
+
+def _fail(args: argparse.Namespace, message: str, status: int, kind: str = "error", quiet: bool = False) -> int:
+    """Say what went wrong on stderr and, under --json, also as a JSON object on stdout, so a script that
+    parses stdout gets {"error": ..., "exit_status": ...} instead of nothing."""
+    if not quiet:
+        print(f"admmcheck: {kind}: {message}", file=sys.stderr)
+    if getattr(args, "json", False):
+        print(to_json({"error": message, "kind": kind, "exit_status": status}))
+    return status
 
 
 if __name__ == "__main__":

@@ -60,11 +60,13 @@ def output_folder(path: str | Path, flag: str) -> Path:
 
 
 def write_atomic(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
-    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``."""
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it to ``path``; the file
+    gets the permissions of any new file under the user's umask (0644 under the usual 022)."""
     target = Path(path)
     try:
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
+            os.fchmod(handle, 0o666 & ~_umask())  # mkstemp's private 0600 would outlive the rename
             with os.fdopen(handle, "wb") as stream:
                 write(stream)
             os.replace(temporary, target)
@@ -74,6 +76,13 @@ def write_atomic(path: str | Path, write: Callable[[IO[bytes]], None]) -> Path:
     except OSError as exc:
         raise OutputError(f"cannot write {target} ({exc.strerror or exc}); choose a writable place") from None
     return target
+
+
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it, then restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_text_atomic(path: str | Path, text: str) -> Path:
