@@ -23,6 +23,7 @@ from collections import deque
 from typing import Any
 
 
+from admmcheck.audit.worker_process import WorkerProcess
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
@@ -31,7 +32,6 @@ _LOCAL = threading.local()  # on a Dask worker thread: audit key -> WorkerProces
 
 def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, Any], bytes]:
     """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess."""
-    from admmcheck.audit.sampling import WorkerProcess
 
     mechanism, neighbours, seed, timeout, exceptions_are_outputs = init
     key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout, exceptions_are_outputs)
@@ -76,7 +76,7 @@ def cluster_slots(client) -> int:
 
 
 class DaskWorker:
-    """Stands in for a :class:`~admmcheck.audit.sampling.WorkerProcess`: ``send`` submits a Dask
+    """Stands in for a :class:`~admmcheck.audit.worker_process.WorkerProcess`: ``send`` submits a Dask
     task, ``receive`` returns the oldest task's answer (or raises ``TimeoutError``)."""
 
     def __init__(self, client) -> None:
