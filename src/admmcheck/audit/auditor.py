@@ -233,7 +233,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
             key = (task.side, task.block)
             parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
         whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
-        encoding = Encoding.fit(parts[0] + parts[1])
+        encoding = Encoding.fit(whole)
         encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
         kinds = encoding.category_labels() if encoding.categories else None

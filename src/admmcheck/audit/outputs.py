@@ -90,21 +90,17 @@ def raised_kind(exception: BaseException) -> Kind:
     return Kind(f"raised {name}", Layout(()))
 
 
+_SCALARS = (((bool, np.bool_), "bool"), ((int, np.integer), "int"), ((float, np.floating), "float"))
+
+
 def _encode(value: Any, name: str, numbers: list, parts: list) -> str:
     if value is None:
         return "None"
-    if isinstance(value, (bool, np.bool_)):
-        numbers.append(np.array([float(value)]))
-        parts.append((name, ()))
-        return "bool"
-    if isinstance(value, (int, np.integer)):
-        numbers.append(np.array([float(value)]))
-        parts.append((name, ()))
-        return "int"
-    if isinstance(value, (float, np.floating)):
-        numbers.append(np.array([float(value)]))
-        parts.append((name, ()))
-        return "float"
+    for types, label in _SCALARS:  # bool before int: True is an int to Python, not to an observer
+        if isinstance(value, types):
+            numbers.append(np.array([float(value)]))
+            parts.append((name, ()))
+            return label
     if isinstance(value, (complex, np.complexfloating)):
         numbers.append(np.array([value.real, value.imag], dtype=np.float64))
         parts.append((name, (2,)))
@@ -271,9 +267,14 @@ class Encoding:
         self.layout = Layout(tuple(parts))
 
     @classmethod
-    def fit(cls, selection: list[Block]) -> "Encoding":
-        whole = Block.concatenate(selection)
-        return cls(list(whole.kinds), whole.counts())
+    def fit(cls, sides: tuple[Block, Block]) -> "Encoding":
+        """The encoding of the selection split, from each side's samples (kinds and their counts only)."""
+        kinds = {kind.signature: kind for side in sides for kind in side.kinds}
+        counts: dict[str, int] = {}
+        for side in sides:
+            for signature, n in side.counts().items():
+                counts[signature] = counts.get(signature, 0) + n
+        return cls(list(kinds.values()), counts)
 
     @property
     def categories(self) -> int:
