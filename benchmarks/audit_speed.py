@@ -102,7 +102,7 @@ def _rest(args, result: dict) -> None:
                                  "seconds": vector_s, "peak_main_mib": main_mib, "peak_worker_mib": workers_mib,
                                  "epsilon_lower_bound": vector.epsilon_lower_bound}
     if args.pp:
-        from admmcheck.audit.job import ReferenceAuditConfig, run_reference_audit
+        from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
 
         start = time.perf_counter()
         pp, bound = run_reference_audit(ReferenceAuditConfig(mechanism="pp", audit_samples=args.pp,

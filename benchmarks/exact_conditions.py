@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.conditions.certificates import decide_positive
-from admmcheck.conditions.job import ConditionsConfig, evaluate_conditions
+from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
 from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
-from admmcheck.audit.privacy_loss import privacy_loss
-from admmcheck.audit.reference import ReferenceMechanism, replace_one_record
-from admmcheck.audit.worst_case import worst_case
+from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.datasets import make_problem, synthetic
 from admmcheck.networks import ring
 from admmcheck.output import output_file, to_json, write_text_atomic

@@ -14,17 +14,13 @@ from hypothesis import strategies as st
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm
 from admmcheck.runs import trial_seeds
-from admmcheck.strategies import connected_networks, consensus_problems
+from admmcheck.strategies import connected_networks, networks_and_problems
+
+#: A connected network on 2..6 nodes and a consensus problem with one partition per node.
+CASES = networks_and_problems(min_nodes=2, max_nodes=6, max_dim=4, max_samples=15)
 
 
-@st.composite
-def network_and_problem(draw):
-    network = draw(connected_networks(min_nodes=2, max_nodes=6))
-    problem = draw(consensus_problems(network.nodes, max_dim=4, max_samples=15))
-    return network, problem
-
-
-@given(network_and_problem(), st.floats(0.1, 3.0), st.integers(0, 1000))
+@given(CASES, st.floats(0.1, 3.0), st.integers(0, 1000))
 def test_edge_based_admm_equals_simplified_admm(case, eta, seed):
     network, problem = case
     edge = run_admm_edge(problem, network, eta=eta, iterations=8, seeds=seed)
@@ -34,7 +30,7 @@ def test_edge_based_admm_equals_simplified_admm(case, eta, seed):
     assert np.max(np.abs(edge.dual - simple.dual)) <= 1e-9 * scale
 
 
-@given(network_and_problem(), st.floats(0.1, 3.0), st.integers(0, 1000))
+@given(CASES, st.floats(0.1, 3.0), st.integers(0, 1000))
 def test_madmm_with_constant_penalty_theta_is_admm(case, theta, seed):
     network, problem = case
     madmm = run_madmm(problem, network, penalty=theta, theta=theta, iterations=8, seeds=seed)
@@ -43,7 +39,7 @@ def test_madmm_with_constant_penalty_theta_is_admm(case, theta, seed):
     assert np.max(np.abs(madmm.primal - admm.primal)) <= 1e-11 * scale
 
 
-@given(network_and_problem(), st.integers(0, 1000), st.integers(2, 6))
+@given(CASES, st.integers(0, 1000), st.integers(2, 6))
 def test_batch_of_trials_equals_separate_runs(case, seed, trials):
     network, problem = case
     seeds = trial_seeds(seed, trials)

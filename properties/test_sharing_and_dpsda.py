@@ -17,19 +17,7 @@ from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.graph_sequences import random_sequence
 from admmcheck.oracle import sharing_optimum
 from admmcheck.problems.online import online_linear_regression
-from admmcheck.problems.sharing import split_columns
-
-
-@st.composite
-def sharing_problems(draw):
-    parties = draw(st.integers(1, 4))
-    widths = tuple(draw(st.lists(st.integers(1, 3), min_size=parties, max_size=parties)))
-    rows = draw(st.integers(sum(widths) + 5, 80))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    design = rng.standard_normal((rows, sum(widths)))
-    design /= np.maximum(np.linalg.norm(design, axis=1, keepdims=True), 1.0)
-    labels = np.where(rng.random(rows) < 0.5, -1.0, 1.0)
-    return split_columns(design, labels, widths, lam=draw(st.floats(0.01, 1.0)))
+from admmcheck.strategies import graph_sequences_and_online_problems, sharing_problems
 
 
 @settings(max_examples=max(settings().max_examples // 3, 2))
@@ -43,18 +31,19 @@ def test_admm_sharing_reaches_the_cvxpy_optimum(problem):
 
 
 @settings(max_examples=max(settings().max_examples // 3, 2))
-@given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 1000), st.booleans())
-def test_dpsda_average_dual_follows_lemma_2a(nodes, window, seed, push_sum):
-    problem = online_linear_regression(rounds=30, dim=nodes * 2, nodes=nodes, seed=seed)
-    graphs = random_sequence(nodes, 30, window, seed, directed=push_sum, weights="metropolis")
-    run = (run_dpsda_ps if push_sum else run_dpsda_c)(problem, graphs=graphs, iterations=30, seeds=[seed])
+@given(graph_sequences_and_online_problems(min_nodes=2, max_nodes=6, rounds=30, max_window=4), st.integers(0, 1000))
+def test_dpsda_average_dual_follows_lemma_2a(case, seed):
+    graphs, problem = case  # undirected sequences have symmetric (Metropolis) W(t)
+    push_sum = graphs.directed
+    T = problem.rounds
+    run = (run_dpsda_ps if push_sum else run_dpsda_c)(problem, graphs=graphs, iterations=T, seeds=[seed])
     z = run.dual[0]  # z_i(t), index k <-> round k+1
     y = run.primal[0]
-    for t in range(1, 31):
+    for t in range(1, T + 1):
         u = problem.gradient(t, y[t - 1]) * problem.block_mask  # u_i(t) placed in block i
         np.testing.assert_allclose(z[t].mean(axis=0), z[t - 1].mean(axis=0) + u.sum(axis=0), rtol=1e-10, atol=1e-9)
     if push_sum:
-        np.testing.assert_allclose(run.extras["push_sum_weights"][0].sum(axis=1), nodes, atol=1e-10)
+        np.testing.assert_allclose(run.extras["push_sum_weights"][0].sum(axis=1), problem.nodes, atol=1e-10)
 
 
 def test_with_the_papers_uniform_weights_dpsda_c_does_not_keep_the_average():

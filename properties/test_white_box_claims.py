@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from admmcheck.audit import Source, audit
-from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
-from admmcheck.audit.privacy_loss import privacy_loss
-from admmcheck.audit.white_box import exceeds
-from admmcheck.audit.worst_case import worst_case
+from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.commands.white_box import exceeds
+from admmcheck.mechanisms.worst_case import worst_case
 
 settings_strategy = st.fixed_dictionaries({
     "mechanism": st.sampled_from(["pp", "dvp", "pvp", "radmm"]),

@@ -176,7 +176,7 @@ def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
             k: v for k, v in whole.items() if k != "wall_time_s"}
     with pytest.raises(Exception, match="belongs to another audit"):
         _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=10, checkpoint=str(path))
-    from admmcheck.audit.job import ReferenceAuditConfig, run_reference_audit
+    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
 
     reference = tmp_path / "reference.sqlite"
     run_reference_audit(ReferenceAuditConfig(mechanism="pp", audit_samples=1_000, workers=1,
@@ -224,7 +224,7 @@ def test_cli_audit_json_contract_and_exit_status(capsys):
 
 @pytest.mark.parametrize("name", ["pp", "dvp", "radmm"])
 def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
-    from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
+    from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
 
     config = ReferenceAuditConfig(mechanism=name, audit_samples=10_000, workers=2, seed=2)
     claim, bound, mechanism, pair = reference_claim(config)

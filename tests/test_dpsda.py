@@ -112,7 +112,7 @@ def test_lemma1_sigma_and_theorem2_total_match_a_hand_computation(olr):
 def test_white_box_loss_matches_the_closed_form_of_a_two_round_transcript():
     """T = 2, f_1 changed: only h(2) depends on it, z(2; F) − z(2; F′) = n E_i (u_i − u′_i) at y = 0,
     with u = ∂f_1(0) = −2 b a (by hand); the loss is Σ |h − z′| − |h − z| over h(2), divided by σ."""
-    from admmcheck.audit.dpsda_audit import DpsdaMechanism, change_one_round, dpsda_privacy_loss
+    from admmcheck.mechanisms.dpsda import DpsdaMechanism, change_one_round, dpsda_privacy_loss
 
     problem = online_linear_regression(rounds=2, dim=4, nodes=4, seed=3)
     graphs = random_sequence(4, 2, 1, seed=3)

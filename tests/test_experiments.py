@@ -110,7 +110,8 @@ def test_madmm_fig1_curves_are_the_runs_they_name_and_its_claim_orders_the_gaps(
 
 def test_radmm_fig1_runs_its_own_networks_and_large_experiments_default_to_100_nodes(tmp_path):
     from admmcheck.experiments import radmm_fig1
-    from admmcheck.jobs import ExperimentConfig, build_problem, experiment_of
+    from admmcheck.commands.consensus import ExperimentConfig, experiment_of
+    from admmcheck.setting import build_problem
 
     config = ExperimentConfig.from_flags({"name": "radmm-fig1", "dataset": "synthetic", "samples": 200, "dim": 3,
                                           "iterations": 6, "runs": 1})

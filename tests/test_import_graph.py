@@ -42,3 +42,28 @@ def test_the_graph_is_read_from_the_source():
 def test_no_import_circle():
     # the audit engine had sampling <-> dask_executor (WorkerProcess), hidden by imports inside functions
     assert list(nx.simple_cycles(import_graph())) == []
+
+
+#: What the audit engine may not import: it audits a mechanism it knows nothing about (issue 28).
+SCIENCE = ("admmcheck.algorithms", "admmcheck.problems", "admmcheck.privacy", "admmcheck.experiments",
+           "admmcheck.commands", "admmcheck.mechanisms", "admmcheck.cli", "admmcheck.report")
+
+
+def _reaches(graph: nx.DiGraph, package: str) -> dict[str, list[str]]:
+    """Every module ``package``'s modules reach (transitively) that lies in SCIENCE, with one path."""
+    found = {}
+    for module in (m for m in graph if m == package or m.startswith(package + ".")):
+        for target, path in nx.single_source_shortest_path(graph, module).items():
+            if target.startswith(SCIENCE) and target not in found:
+                found[target] = path
+    return found
+
+
+def test_the_audit_engine_knows_no_algorithm():
+    assert _reaches(import_graph(), "admmcheck.audit") == {}
+
+
+def test_the_check_finds_a_forbidden_import():
+    graph = import_graph()
+    graph.add_edge("admmcheck.audit.events", "admmcheck.setting")  # as if the engine built a problem
+    assert "admmcheck.problems" in _reaches(graph, "admmcheck.audit")

@@ -8,9 +8,9 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from admmcheck.algorithms import run_pp, run_private_radmm, run_pvp
-from admmcheck.audit import privacy_loss as loss_module
-from admmcheck.audit.privacy_loss import privacy_loss
-from admmcheck.audit.reference import ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms import privacy_loss as loss_module
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_one_record
 from admmcheck.networks import path, ring
 from admmcheck.problems import ConsensusProblem
 

@@ -189,7 +189,7 @@ def test_lemma3_fails_for_three_parties_with_the_reported_counterexample():
 
 # ------------------------------------------------------------------ privacy, checked
 def test_dp_sharing_has_infinite_loss_on_the_row_neighbour_with_the_distance_as_evidence():
-    from admmcheck.audit.sharing_audit import SharingMechanism, replace_one_row, sharing_privacy_loss
+    from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row, sharing_privacy_loss
 
     data = synthetic(40, 6, seed=0)
     problem = split_columns(data.features, data.labels, 2, lam=0.1, normalise_rows=True)
@@ -209,7 +209,7 @@ def test_dp_sharing_has_infinite_loss_on_the_row_neighbour_with_the_distance_as_
 def test_where_the_supports_agree_the_loss_is_a_density_ratio():
     """D'_0 = D_0 A spans the same columns: E_D[exp(-L)] = 1 (the identity every exact
     log-density ratio satisfies) and the KL divergence E_D[L] is >= 0."""
-    from admmcheck.audit.sharing_audit import SharingMechanism, sharing_privacy_loss
+    from admmcheck.mechanisms.sharing import SharingMechanism, sharing_privacy_loss
 
     data = synthetic(40, 6, seed=0)
     problem = split_columns(data.features, data.labels, 2, lam=0.1, normalise_rows=True)

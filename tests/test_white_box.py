@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
-from admmcheck.audit.privacy_loss import privacy_loss
-from admmcheck.audit.reference import ReferenceMechanism
-from admmcheck.audit.white_box import exceeds
-from admmcheck.audit.worst_case import worst_case, worst_transcript
+from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.consensus import ReferenceMechanism
+from admmcheck.commands.white_box import exceeds
+from admmcheck.mechanisms.worst_case import worst_case, worst_transcript
 from admmcheck.cli import main
 
 
@@ -78,7 +78,7 @@ def test_cli_white_box_refuses_what_does_not_apply(capsys):
 # ------------------------------------------------------------------ KKT attack (Appendix E)
 def test_kkt_residual_is_the_noise_plus_a_multiple_of_the_hidden_record():
     from admmcheck.algorithms import run_pp
-    from admmcheck.audit.kkt_attack import kkt_residuals
+    from admmcheck.mechanisms.kkt_attack import kkt_residuals
     from admmcheck.datasets import make_problem, synthetic
     from admmcheck.networks import ring
 

@@ -25,15 +25,15 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
-from admmcheck.audit.job import (AttackConfig, AuditConfig, ReferenceAuditConfig, run_attack, run_audit,
-                                 run_reference_audit)
-from admmcheck.audit.reference import REFERENCE_MECHANISMS
-from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
-from admmcheck.conditions.job import THEOREMS, ConditionsConfig, evaluate_conditions
+from admmcheck.commands.attack import AttackConfig, run_attack
+from admmcheck.commands.audit import AuditConfig, ReferenceAuditConfig, run_audit, run_reference_audit
+from admmcheck.mechanisms.consensus import REFERENCE_MECHANISMS
+from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
+from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
-from admmcheck.jobs import (
+from admmcheck.commands.consensus import (
     ALGORITHMS,
     BOUND_MECHANISMS,
     BoundConfig,
@@ -44,11 +44,11 @@ from admmcheck.jobs import (
     execute_experiment,
 )
 from admmcheck.networks import GRAPH_KINDS
-from admmcheck.online_jobs import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
+from admmcheck.commands.online import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
                                    execute_dpsda, run_dpsda_audit)
 from admmcheck.output import output_file, output_folder, to_json
 from admmcheck.report import PROFILES, collect, render
-from admmcheck.sharing_jobs import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
+from admmcheck.commands.sharing import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
                                     SharingAuditConfig, evaluate_sharing_bound, evaluate_sharing_conditions,
                                     execute_sharing, run_sharing_audit)
 from admmcheck.schedules import describe_schedule, parse_schedule

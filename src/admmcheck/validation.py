@@ -39,6 +39,13 @@ def non_negative_int(name: str, value: object) -> int:
     return int(value)
 
 
+def one_of(kind: str, value: object, choices: tuple[str, ...]) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise naming the choices."""
+    if value not in choices:
+        raise InvalidConfiguration(f"unknown {kind} {value!r}; choose one of {', '.join(choices)}")
+    return value  # type: ignore[return-value]
+
+
 def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     """``cls(**flags)`` for the flags a user gave, refusing those that do not apply.
 

@@ -147,8 +147,8 @@ def _convergence_curves(report: Report, profile: Profile) -> None:
 
 
 def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
-    from admmcheck.audit.job import ReferenceAuditConfig, reference_claim, run_reference_audit
-    from admmcheck.audit.white_box import WhiteBoxConfig, run_white_box
+    from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
+    from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
 
     bars, profiles, histograms = {}, {}, {}
     for name in ("pp", "dvp", "radmm"):
@@ -207,7 +207,7 @@ def _black_verdict(name, config, seed, run_reference_audit) -> Verdict:
 
 
 def _conditions(report: Report) -> None:
-    from admmcheck.conditions.job import ConditionsConfig, evaluate_conditions
+    from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
 
     for theorem in ("madmm", "radmm"):
         def make(theorem=theorem) -> Verdict:
@@ -237,7 +237,7 @@ def _conditions(report: Report) -> None:
 
 
 def _sharing(report: Report, profile: Profile, seed: int) -> None:
-    from admmcheck.sharing_jobs import (SharingAuditConfig, SharingConditionsConfig, SharingRunConfig,
+    from admmcheck.commands.sharing import (SharingAuditConfig, SharingConditionsConfig, SharingRunConfig,
                                         evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
 
     def run() -> Verdict:
@@ -306,7 +306,7 @@ def _sharing_tradeoff(seed: int) -> dict[str, object]:
 
 
 def _dpsda(report: Report, profile: Profile, seed: int) -> None:
-    from admmcheck.online_jobs import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary, execute_dpsda,
+    from admmcheck.commands.online import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary, execute_dpsda,
                                        run_dpsda_audit)
 
     regrets = {}
@@ -360,7 +360,7 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
 
 
 def _attack(report: Report, profile: Profile, seed: int) -> None:
-    from admmcheck.audit.job import AttackConfig, run_attack
+    from admmcheck.commands.attack import AttackConfig, run_attack
 
     def make() -> Verdict:
         public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
@@ -387,7 +387,7 @@ def _experiments(report: Report, profile: Profile, seed: int) -> None:
     the default setting (breast-cancer, ring:5; the convergence ones noiseless, one run), and in
     the ``full`` profile the 100-node figures on Adult."""
     from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, curves_document
-    from admmcheck.jobs import ExperimentConfig, experiment_of
+    from admmcheck.commands.consensus import ExperimentConfig, experiment_of
 
     for name in EXPERIMENTS:
         if name in LARGE_NETWORK and not profile.large_experiments:

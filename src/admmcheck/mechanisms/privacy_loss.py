@@ -39,7 +39,7 @@ from admmcheck.algorithms.admm import admm_dual_step, admm_subproblem
 from admmcheck.algorithms.madmm import madmm_dual_step
 from admmcheck.algorithms.private_radmm import odd_steps, recycled_gradient
 from admmcheck.algorithms.radmm import radmm_even_step
-from admmcheck.audit.reference import ReferenceMechanism
+from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.local_solver import DEFAULT_TOL, solve_local
 from admmcheck.problems import ConsensusProblem

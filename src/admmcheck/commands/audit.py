@@ -7,10 +7,11 @@ from typing import ClassVar
 
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.contract import Pair, PrivacyClaim
-from admmcheck.audit.reference import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, REFERENCE_MECHANISMS, ReferenceMechanism, replace_one_record
 from admmcheck.audit.sampling import RANDOMNESS_MODES, Source
 from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.jobs import SETTING_FIELDS, BoundConfig, ProblemSetting, build_problem, constant_eta, evaluate_bound
+from admmcheck.commands.consensus import BoundConfig, constant_eta, evaluate_bound
+from admmcheck.setting import SETTING_FIELDS, ProblemSetting, build_problem
 from admmcheck.schedules import ScheduleLike
 from admmcheck.validation import non_negative_int, positive_int, real
 
@@ -151,42 +152,3 @@ def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) ->
                    max_time=config.max_time, checkpoint=config.checkpoint, progress=progress,
                    scheduler=config.scheduler, randomness="seeded")  # our own code: a difference is a bug
     return result, bound
-
-
-@dataclass(frozen=True)
-class AttackConfig(ProblemSetting):
-    """``admmcheck attack kkt``: the Appendix E attack on PP, record 0 of node 0.
-
-    The default setting (synthetic data, 5 records per node, alpha = 50, eta = theta = 0.5,
-    T = 200) is one where the attack succeeds with public penalties."""
-
-    attack: str = "kkt"
-    public_eta: bool = True
-    dataset: str = "synthetic"
-    samples: int = 25
-    dim: int = 5
-    iterations: int = 200
-    eta: float = 0.5
-    theta: float = 0.5
-    alpha: float = 50.0
-    trials: int = 100
-
-    FLAG_NAMES: ClassVar[dict[str, str]] = {"attack": "ATTACK", "public_eta": "--public-eta/--private-eta"}
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        if self.attack != "kkt":
-            raise InvalidConfiguration(f"unknown attack {self.attack!r}; the toolkit has: kkt")
-        positive_int("--trials", self.trials)
-
-
-def run_attack(config: AttackConfig) -> dict[str, object]:
-    """The cosine curve of the KKT attack (see :mod:`admmcheck.audit.kkt_attack`)."""
-    from admmcheck.audit.kkt_attack import kkt_attack
-
-    problem, network = build_problem(config)
-    result = kkt_attack(problem, network, public_eta=config.public_eta, iterations=config.iterations,
-                        penalty=config.eta, theta=config.theta, alpha=config.alpha, trials=config.trials,
-                        seed=config.seed)
-    return result.as_dict() | {"iterations": config.iterations, "alpha": config.alpha, "eta": config.eta,
-                               "theta": config.theta, "records_per_node": problem.sizes[0], "seed": config.seed}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.audit.job import check_audit_settings
+from admmcheck.commands.audit import check_audit_settings
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import random_sequence
 from admmcheck.oracle import hindsight_optimum
@@ -127,7 +127,7 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     """Black-box audit against T·ε, and with ``white_box`` the exact loss of the same number of
     transcripts and its searched worst case."""
     from admmcheck.audit import Pair, PrivacyClaim, Source, audit
-    from admmcheck.audit.dpsda_audit import DpsdaMechanism, change_one_round, dpsda_privacy_loss, worst_case_loss
+    from admmcheck.mechanisms.dpsda import DpsdaMechanism, change_one_round, dpsda_privacy_loss, worst_case_loss
     from admmcheck.audit.loss_profile import loss_distribution
 
     problem = online_linear_regression(rounds=config.iterations, dim=config.nodes, nodes=config.nodes,

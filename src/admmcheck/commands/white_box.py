@@ -1,9 +1,9 @@
 """The white-box check of a reference mechanism (``admmcheck audit REFERENCE --white-box``).
 
 Transcripts are sampled under D in this process (our own code), their exact losses computed
-(:mod:`admmcheck.audit.privacy_loss`) and summarised (:mod:`admmcheck.audit.loss_profile`);
+(:mod:`admmcheck.mechanisms.privacy_loss`) and summarised (:mod:`admmcheck.audit.loss_profile`);
 with ``search`` the worst case over transcripts and neighbours is searched
-(:mod:`admmcheck.audit.worst_case`). The verdict compares both with the theorem's β: a loss
+(:mod:`admmcheck.mechanisms.worst_case`). The verdict compares both with the theorem's β: a loss
 above β (beyond floating-point tolerance) is a **violation** whose evidence is the seed and
 the transcript that gave it; the theorem is a pure ε-DP claim (δ = 0), so one transcript is
 enough evidence.
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.audit.job import ReferenceAuditConfig, reference_claim
+from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
 from admmcheck.audit.loss_profile import loss_distribution, plot_loss_distribution
-from admmcheck.audit.privacy_loss import privacy_loss
-from admmcheck.audit.worst_case import worst_case
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.progress import Budget
 
 #: Losses above beta * (1 + RELATIVE_TOL) + ABSOLUTE_TOL exceed the claim.

@@ -8,66 +8,26 @@ returns everything a report needs. No argument parsing or printing happens here.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
-from admmcheck.datasets import dataset_by_name, make_problem, uneven_sizes
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
-from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
+from admmcheck.networks import Network
 from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
 from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
-from admmcheck.validation import config_from_flags, non_negative_int, positive_int, real
+from admmcheck.setting import ProblemSetting, build_problem
+from admmcheck.validation import config_from_flags, one_of
 
 ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
-
-
-def _require_choice(kind: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise InvalidConfiguration(f"unknown {kind} {value!r}; choose one of {', '.join(choices)}")
-
-
-@dataclass(frozen=True)
-class ProblemSetting:
-    """The data, partition, graph and horizon every command builds its problem from.
-
-    ``seed`` drives the synthetic data, the partition, a random graph and f(0);
-    ``samples`` and ``dim`` size the synthetic set.
-    """
-
-    dataset: str = "breast-cancer"
-    nodes: int = 5
-    graph: str = "ring"
-    iterations: int = 100
-    seed: int = 0
-    C: float = 1.0
-    rho: float = 1.0
-    samples: int = 250
-    dim: int = 10
-
-    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
-        "samples": ("dataset", ("synthetic",)),
-        "dim": ("dataset", ("synthetic",)),
-    }
-
-    def __post_init__(self) -> None:
-        _require_choice("graph", self.graph, GRAPH_KINDS)
-        non_negative_int("--seed", self.seed)
-        for name in ("nodes", "iterations", "samples", "dim"):
-            positive_int(f"--{name}", getattr(self, name))
-        real("--C", self.C)
-        real("--rho", self.rho)
-
-
-SETTING_FIELDS = tuple(f.name for f in fields(ProblemSetting))
 
 
 @dataclass(frozen=True)
@@ -94,7 +54,7 @@ class RunConfig(ProblemSetting):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _require_choice("algorithm", self.algorithm, ALGORITHMS)
+        one_of("algorithm", self.algorithm, ALGORITHMS)
         if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
             raise InvalidConfiguration(
                 f"{self.algorithm} takes one --eta and no --growth (per-node schedules are madmm's)"
@@ -149,19 +109,6 @@ class Job:
                 "consensus_error": "max_i ||f_i(T) - f_c*||_2",
             },
         }
-
-
-def build_problem(config: ProblemSetting, uneven: bool = False) -> tuple[ConsensusProblem, Network]:
-    """Dataset, partition (even, or with ``uneven`` seeded Dirichlet shares of at least 20 rows
-    each: :func:`~admmcheck.datasets.uneven_sizes`) and network described by ``config``."""
-    dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
-    sizes = None
-    if uneven:
-        sizes = uneven_sizes(dataset.samples, config.nodes, seed=config.seed,
-                             min_size=min(20, dataset.samples // config.nodes))
-    problem = make_problem(dataset, config.nodes, C=config.C, rho=config.rho, seed=config.seed, sizes=sizes)
-    network = network_by_name(config.graph, config.nodes, seed=config.seed)
-    return problem, network
 
 
 def run_reference_algorithm(
@@ -232,7 +179,7 @@ class BoundConfig(ProblemSetting):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _require_choice("mechanism", self.mechanism, BOUND_MECHANISMS)
+        one_of("mechanism", self.mechanism, BOUND_MECHANISMS)
 
 
 def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
@@ -263,7 +210,7 @@ class ExperimentConfig(ProblemSetting):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _require_choice("experiment", self.name, EXPERIMENTS)
+        one_of("experiment", self.name, EXPERIMENTS)
 
     @classmethod
     def from_flags(cls, flags: dict[str, object]) -> "ExperimentConfig":

@@ -19,7 +19,7 @@ label flip, by moving x to −x, or to the point x′ of the unit ball (and labe
 optimiser finds worst. PVP's loss at a step is α(‖f~ − m(D′)‖ − ‖f~ − m(D)‖), whose
 supremum is α‖m(D) − m(D′)‖ over the minimiser's inputs, searched the same way.
 :func:`worst_transcript` builds the one-step transcript that attains a step's value, so
-that :func:`~admmcheck.audit.privacy_loss.privacy_loss` can confirm it independently.
+that :func:`~admmcheck.mechanisms.privacy_loss.privacy_loss` can confirm it independently.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 from scipy import optimize
 
 from admmcheck.algorithms.private_radmm import odd_steps
-from admmcheck.audit.reference import ReferenceMechanism, replace_record
+from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_record
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem

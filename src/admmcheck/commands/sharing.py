@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
-from admmcheck.audit.job import check_audit_settings
+from admmcheck.commands.audit import check_audit_settings
 from admmcheck.datasets import dataset_by_name
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.oracle import sharing_optimum
@@ -171,7 +171,7 @@ def evaluate_sharing_conditions(config: SharingConditionsConfig) -> dict[str, ob
 class SharingAuditConfig:
     """``audit dp-sharing``: DP sharing on a small synthetic problem, audited against the paper's
     claim for it (Corollary 1's (ε′, Tδ + δ′) from Theorem 1's σ for (``epsilon``, ``delta``) per
-    iteration), on the Definition 2 neighbours of :func:`admmcheck.audit.sharing_audit.replace_one_row`."""
+    iteration), on the Definition 2 neighbours of :func:`admmcheck.mechanisms.sharing.replace_one_row`."""
 
     parties: int = 2
     samples: int = 40
@@ -209,7 +209,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     """Black-box audit of the released values against the paper's total claim, and with
     ``white_box`` the exact loss of ``audit_samples`` transcripts (support evidence included)."""
     from admmcheck.audit import Pair, PrivacyClaim, Source, audit
-    from admmcheck.audit.sharing_audit import SharingMechanism, replace_one_row, sharing_privacy_loss
+    from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row, sharing_privacy_loss
 
     data = dataset_by_name("synthetic", seed=config.seed, samples=config.samples, dim=config.dim)
     problem = split_columns(data.features, data.labels, config.parties, config.lam, normalise_rows=True)
