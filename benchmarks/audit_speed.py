@@ -105,8 +105,10 @@ def _rest(args, result: dict) -> None:
         from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
 
         start = time.perf_counter()
-        pp, bound = run_reference_audit(ReferenceAuditConfig(mechanism="pp", audit_samples=args.pp,
-                                                             workers=args.workers))
+        from admmcheck.mechanisms.registry import REGISTRY
+
+        settings = REGISTRY.mechanism("pp").audit.but(samples=args.pp, workers=args.workers)
+        pp, bound = run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings))
         pp_s = time.perf_counter() - start
         main_mib, workers_mib = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
         print(f"(c) admmcheck audit pp, {args.pp} transcripts per side ({pp.layout.size} numbers each): "

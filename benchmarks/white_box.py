@@ -21,7 +21,8 @@ import numpy as np
 
 from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
 from admmcheck.mechanisms.privacy_loss import privacy_loss
-from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.consensus import replace_one_record
+from admmcheck.mechanisms.registry import reference_mechanism
 from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.datasets import make_problem, synthetic
 from admmcheck.networks import ring
@@ -32,8 +33,8 @@ SETTINGS = {  # name: ReferenceAuditConfig fields (theorem preconditions hold at
     "pp-a": {"mechanism": "pp", "nodes": 3, "iterations": 5, "dim": 2, "eta": 1.0, "theta": 1.0, "alpha": 5.0},
     "pp-b": {"mechanism": "pp", "nodes": 5, "iterations": 10, "dim": 5, "samples": 250, "eta": 2.0, "theta": 1.0,
              "alpha": 20.0, "neighbours": "feature-move"},
-    "radmm-a": {"mechanism": "radmm", "nodes": 3, "iterations": 5, "dim": 2, "eta": 1.0, "alpha": 5.0},
-    "radmm-b": {"mechanism": "radmm", "nodes": 5, "iterations": 10, "dim": 5, "samples": 250, "eta": 2.0,
+    "radmm-a": {"mechanism": "private-radmm", "nodes": 3, "iterations": 5, "dim": 2, "eta": 1.0, "alpha": 5.0},
+    "radmm-b": {"mechanism": "private-radmm", "nodes": 5, "iterations": 10, "dim": 5, "samples": 250, "eta": 2.0,
                 "alpha": 20.0, "neighbours": "feature-move"},
 }
 
@@ -41,7 +42,7 @@ SETTINGS = {  # name: ReferenceAuditConfig fields (theorem preconditions hold at
 def speed(transcripts: int, repeats: int) -> dict[str, object]:
     problem = make_problem(synthetic(250, 5, seed=0), 5)
     d0, d1 = replace_one_record(problem, 0, 0, "label-flip")
-    mechanism = ReferenceMechanism("pp", ring(5), 20, {"penalty": 1.0, "theta": 1.0, "alpha": 5.0})
+    mechanism = reference_mechanism("pp", ring(5), 20, {"penalty": 1.0, "theta": 1.0, "alpha": 5.0})
     start = time.perf_counter()
     seeds = np.random.SeedSequence(0).spawn(transcripts)
     primal = np.concatenate([mechanism.batch_run(d0, seeds[k:k + 5000]).primal for k in range(0, transcripts, 5000)])

@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from admmcheck.audit import Source, audit
+from admmcheck.audit.settings import AuditSettings
 from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.commands.white_box import exceeds
 from admmcheck.mechanisms.worst_case import worst_case
 
 settings_strategy = st.fixed_dictionaries({
-    "mechanism": st.sampled_from(["pp", "dvp", "pvp", "radmm"]),
+    "mechanism": st.sampled_from(["pp", "dvp", "pvp", "private-radmm"]),
     "nodes": st.integers(3, 4),
     "iterations": st.integers(1, 3),
     "dim": st.integers(1, 2),
@@ -30,7 +31,8 @@ settings_strategy = st.fixed_dictionaries({
 
 def _config(drawn: dict) -> ReferenceAuditConfig:
     extra = {"epsilon": 1.0} if drawn["mechanism"] == "pvp" else {}
-    return ReferenceAuditConfig(dataset="synthetic", samples=30, audit_samples=4000, workers=2, **drawn, **extra)
+    settings = AuditSettings(samples=4000, workers=2, seed=drawn["seed"])
+    return ReferenceAuditConfig(dataset="synthetic", samples=30, settings=settings, **drawn, **extra)
 
 
 @settings(max_examples=max(settings().max_examples // 8, 1))
@@ -39,8 +41,7 @@ def test_black_box_lower_bound_never_exceeds_the_white_box_worst_case(drawn):
     config = _config(drawn)
     claim, _, mechanism, pair = reference_claim(config)
     d0, d1 = pair.d0, pair.d1
-    result = audit(Source(obj=mechanism), Source(obj=pair), claim, samples=config.audit_samples,
-                   confidence=0.95, seed=config.seed, workers=2)
+    result = audit(Source(obj=mechanism), Source(obj=pair), claim, config.settings)
     largest = max(worst_case(mechanism, d0, records=1, free_point=False, seed=0).value,
                   worst_case(mechanism, d1, records=1, free_point=False, seed=0).value)
     assert result.epsilon_lower_bound <= largest * (1 + 1e-6), (result.as_dict(), largest)

@@ -135,7 +135,7 @@ def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
 def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsys):
     third_party = Path(__file__).resolve().parent / "third_party.py"
     folder = tmp_path / "report"
-    args = ["audit", "--mechanism", f"{third_party}:class_list", "--neighbors", f"{third_party}:class_pair",
+    args = ["audit", "code", "--mechanism", f"{third_party}:class_list", "--neighbors", f"{third_party}:class_pair",
             "--epsilon", "1", "--samples", "2000", "--workers", "2", "--report", str(folder), "--json"]
     assert main(args) == 1
     printed = json.loads(capsys.readouterr().out)

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from admmcheck.audit.settings import AuditSettings
+
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.outputs import Block, Kind, Layout
 from admmcheck.audit.sampling import PROBE_SAMPLES, judge_randomness
@@ -104,7 +106,7 @@ def test_a_result_that_reuses_unseeded_blocks_is_not_reproducible(tmp_path):
 
 
 def test_cli_says_it_in_one_line_on_stderr_and_in_the_json(capsys):
-    args = ["audit", "--mechanism", f"{THIRD_PARTY}:secrets_laplace_half", "--neighbors",
+    args = ["audit", "code", "--mechanism", f"{THIRD_PARTY}:secrets_laplace_half", "--neighbors",
             f"{MECHANISMS}:scalar_pair", "--epsilon", "1", "--samples", "5000", "--workers", "2", "--json"]
     assert main(args) == 1
     captured = capsys.readouterr()
@@ -116,7 +118,7 @@ def test_cli_says_it_in_one_line_on_stderr_and_in_the_json(capsys):
 
 
 def test_seeded_audits_give_byte_identical_json_for_the_same_seed(capsys):
-    args = ["audit", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors", f"{MECHANISMS}:scalar_pair",
+    args = ["audit", "code", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors", f"{MECHANISMS}:scalar_pair",
             "--epsilon", "1", "--samples", "4000", "--seed", "3", "--json"]
     texts = []
     for workers in ("1", "2"):
@@ -159,7 +161,7 @@ def test_audit_workers_run_blas_and_openmp_with_one_thread(tmp_path, monkeypatch
                       "    return max(pool['num_threads'] for pool in threadpool_info())\n")
     from admmcheck.audit.sampling import Sampler, Task
 
-    with Sampler(Source(f"{module}:mechanism"), Source(f"{MECHANISMS}:scalar_pair"), seed=0, workers=1) as sampler:
+    with Sampler(Source(f"{module}:mechanism"), Source(f"{MECHANISMS}:scalar_pair"), AuditSettings(seed=0, workers=1)) as sampler:
         sampler.probe()
         [(_, block)] = list(sampler.draw([Task(0, 0, 0, 3)]))
     assert block.values[:, 0].tolist() == [1.0, 1.0, 1.0]

@@ -145,7 +145,7 @@ def test_bound_rejects_an_unknown_symbol_at_parse_time(capsys):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["bound", "radmm", "--eta", "0.5*1.1^(t-1)"], "radmm takes one constant --eta"),
+        (["bound", "radmm", "--eta", "0.5*1.1^(t-1)"], "private-radmm takes one constant eta"),
         (["bound", "pp", "--alpha", "0"], "--alpha: '0' = 0.0 must be positive"),
     ],
 )

@@ -46,7 +46,7 @@ def test_dask_faults_are_mechanism_errors_and_hangs_are_cut(cluster):
 
 
 def test_cli_scheduler_flag(cluster, capsys):
-    assert main(["audit", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors", f"{MECHANISMS}:scalar_pair",
+    assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors", f"{MECHANISMS}:scalar_pair",
                  "--epsilon", "1", "--samples", "5000", "--scheduler", cluster, "--json"]) == 1
     assert '"verdict": "violation"' in capsys.readouterr().out
 

@@ -10,7 +10,8 @@ from scipy import integrate, optimize, stats
 from admmcheck.algorithms import run_pp, run_private_radmm, run_pvp
 from admmcheck.mechanisms import privacy_loss as loss_module
 from admmcheck.mechanisms.privacy_loss import privacy_loss
-from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.consensus import replace_one_record
+from admmcheck.mechanisms.registry import reference_mechanism
 from admmcheck.networks import path, ring
 from admmcheck.problems import ConsensusProblem
 
@@ -75,7 +76,7 @@ def integrated_loss_law(d0, d1):
 
 def sampled_losses(n: int = 20_000) -> np.ndarray:
     d0, d1 = one_dimensional_pair()
-    mechanism = ReferenceMechanism("pp", path(2), 1, {"penalty": ETA, "theta": ETA, "alpha": ALPHA, "initial": F0})
+    mechanism = reference_mechanism("pp", path(2), 1, {"penalty": ETA, "theta": ETA, "alpha": ALPHA, "initial": F0})
     run = run_pp(d0, mechanism.network, iterations=1, seeds=np.random.SeedSequence(7).spawn(n),
                  **dict(mechanism.parameters))
     return privacy_loss(mechanism, d0, d1, run.primal).total
@@ -118,7 +119,7 @@ def small_problem() -> ConsensusProblem:
 
 def test_only_the_node_holding_the_changed_record_contributes(small_problem):
     d0, d1 = replace_one_record(small_problem, node=2, index=1, kind="feature-move")
-    mechanism = ReferenceMechanism("pp", ring(4), 4, {"penalty": 0.8, "theta": 0.8, "alpha": 3.0})
+    mechanism = reference_mechanism("pp", ring(4), 4, {"penalty": 0.8, "theta": 0.8, "alpha": 3.0})
     run = run_pp(d0, mechanism.network, iterations=4, seeds=np.random.SeedSequence(1).spawn(200),
                  **dict(mechanism.parameters))
     loss = privacy_loss(mechanism, d0, d1, run.primal, every_node=True)
@@ -129,7 +130,7 @@ def test_only_the_node_holding_the_changed_record_contributes(small_problem):
 
 def test_identical_datasets_have_zero_loss_and_swapping_them_negates_it(small_problem):
     d0, d1 = replace_one_record(small_problem, node=0, index=0, kind="label-flip")
-    mechanism = ReferenceMechanism("radmm", ring(4), 5, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
+    mechanism = reference_mechanism("private-radmm", ring(4), 5, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
     run = run_private_radmm(d0, mechanism.network, iterations=5, seeds=np.random.SeedSequence(2).spawn(100),
                             **dict(mechanism.parameters))
     assert np.all(privacy_loss(mechanism, d0, d0, run.primal).total == 0.0)
@@ -141,7 +142,7 @@ def test_even_radmm_iterations_cost_exactly_nothing(small_problem):
     """Lemma IV.1 per transcript: every even step contributes 0, the released even iterate is
     (29) of the transcript, and the odd steps carry the whole loss."""
     d0, d1 = replace_one_record(small_problem, node=1, index=0, kind="feature-move")
-    mechanism = ReferenceMechanism("radmm", ring(4), 6, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
+    mechanism = reference_mechanism("private-radmm", ring(4), 6, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
     run = run_private_radmm(d0, mechanism.network, iterations=6, seeds=np.random.SeedSequence(4).spawn(300),
                             **dict(mechanism.parameters))
     loss = privacy_loss(mechanism, d0, d1, run.primal)
@@ -152,7 +153,7 @@ def test_even_radmm_iterations_cost_exactly_nothing(small_problem):
 
 def test_an_even_iterate_that_used_the_data_has_infinite_loss(small_problem):
     d0, d1 = replace_one_record(small_problem, node=1, index=0, kind="feature-move")
-    mechanism = ReferenceMechanism("radmm", ring(4), 2, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
+    mechanism = reference_mechanism("private-radmm", ring(4), 2, {"eta": 0.8, "gamma": 0.3, "alpha": 3.0})
     run = run_private_radmm(d0, mechanism.network, iterations=2, seeds=np.random.SeedSequence(5).spawn(10),
                             **dict(mechanism.parameters))
     tampered = run.primal.copy()
@@ -166,7 +167,7 @@ def test_pvp_loss_is_the_noise_density_ratio_of_the_released_minimiser(small_pro
     """PVP: with the minimisers m(D), m(D') known, L = alpha (||f~ - m(D')|| - ||f~ - m(D)||),
     checked at T = 1 against the run's own recorded minimiser and noise."""
     d0, d1 = replace_one_record(small_problem, node=3, index=2, kind="label-flip")
-    mechanism = ReferenceMechanism("pvp", ring(4), 1, {"eta": 0.7, "alpha": 2.5})
+    mechanism = reference_mechanism("pvp", ring(4), 1, {"eta": 0.7, "alpha": 2.5})
     seeds = np.random.SeedSequence(6).spawn(50)
     run0 = run_pvp(d0, mechanism.network, iterations=1, seeds=seeds, **dict(mechanism.parameters))
     run1 = run_pvp(d1, mechanism.network, iterations=1, seeds=seeds, **dict(mechanism.parameters))
@@ -177,7 +178,7 @@ def test_pvp_loss_is_the_noise_density_ratio_of_the_released_minimiser(small_pro
 
 
 def test_a_transcript_of_the_wrong_shape_is_refused(small_problem):
-    mechanism = ReferenceMechanism("pp", ring(4), 3, {})
+    mechanism = reference_mechanism("pp", ring(4), 3, {})
     with pytest.raises(Exception, match="releases"):
         privacy_loss(mechanism, small_problem, small_problem, np.zeros((2, 3, 4, 3)))
 

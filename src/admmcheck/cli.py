@@ -25,32 +25,27 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
+from admmcheck.audit.settings import FIELDS as SETTINGS_FIELDS
+from admmcheck.audit.settings import RANDOMNESS_MODES, AuditSettings
 from admmcheck.commands.attack import AttackConfig, run_attack
-from admmcheck.commands.audit import AuditConfig, ReferenceAuditConfig, run_audit, run_reference_audit
-from admmcheck.mechanisms.consensus import REFERENCE_MECHANISMS
-from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
+from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, consensus_mechanisms, run_audit,
+                                      run_reference_audit)
 from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
+from admmcheck.commands.consensus import (BoundConfig, ExperimentConfig, RunConfig, bound_mechanisms,
+                                          consensus_algorithms, evaluate_bound, execute, execute_experiment)
+from admmcheck.commands.online import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
+                                       execute_dpsda, run_dpsda_audit)
+from admmcheck.commands.sharing import (SHARING_ALGORITHMS, SharingAuditConfig, SharingBoundConfig,
+                                        SharingConditionsConfig, SharingRunConfig, evaluate_sharing_bound,
+                                        evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
+from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
-from admmcheck.commands.consensus import (
-    ALGORITHMS,
-    BOUND_MECHANISMS,
-    BoundConfig,
-    ExperimentConfig,
-    RunConfig,
-    evaluate_bound,
-    execute,
-    execute_experiment,
-)
+from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.networks import GRAPH_KINDS
-from admmcheck.commands.online import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
-                                   execute_dpsda, run_dpsda_audit)
 from admmcheck.output import output_file, output_folder, to_json
 from admmcheck.report import PROFILES, collect, render
-from admmcheck.commands.sharing import (SHARING_ALGORITHMS, SharingBoundConfig, SharingConditionsConfig, SharingRunConfig,
-                                    SharingAuditConfig, evaluate_sharing_bound, evaluate_sharing_conditions,
-                                    execute_sharing, run_sharing_audit)
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int
 
@@ -62,6 +57,11 @@ EXIT_STATUS = """exit status:
   2  invalid input or an anticipated failure: the one-line message says what to change
   3  an unexpected error inside admmcheck: a bug, please report it (--debug shows the traceback)
   4  the time budget (--max-time) ran out before a verdict; the best result so far is printed"""
+
+#: Names the command line accepted before the registry named every mechanism once (bound and audit only
+#: ever meant the private one): still accepted, and listed as aliases in --help.
+OLD_NAMES = {"radmm": "private-radmm"}
+OLD_MECHANISM_NAMES = {"private-radmm": ("radmm",)}
 
 OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out", "argv", "page")  # not configuration fields
 
@@ -86,6 +86,9 @@ _NUMBER = _argument_type(parse_number, "a number such as 0.5 or 1/4")
 _NUMBERS = _argument_type(lambda text: tuple(parse_number(p) for p in split_top_level(text)),
                           "one number, or one per node separated by commas")
 _SCHEDULE = _argument_type(parse_schedule, "a number, one per node, or a formula in t and i")
+_NOISES = _argument_type(lambda text: tuple(parse_number(p) if p.strip() != "inf" else float("inf")
+                                            for p in split_top_level(text)),
+                         "one number, or one per node separated by commas; inf for no noise")
 _NOISE = _argument_type(lambda text: parse_schedule(text, allow_infinite=True),
                         "a number, one per node, a formula in t and i, or inf for no noise")
 _POSITIVE_INT = _argument_type(lambda text: positive_int("--iterations", int(text) if text.strip().lstrip("-").isdigit()
@@ -141,8 +144,9 @@ def _parser() -> argparse.ArgumentParser:
 
     run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
-    run.add_argument("algorithm", choices=ALGORITHMS + SHARING_ALGORITHMS + DPSDA_ALGORITHMS, metavar="ALGO",
-                     help=", ".join(ALGORITHMS + SHARING_ALGORITHMS + DPSDA_ALGORITHMS))
+    runnable = consensus_algorithms() + SHARING_ALGORITHMS + DPSDA_ALGORITHMS
+    run.add_argument("algorithm", choices=runnable, metavar="ALGO",
+                     help="; ".join(f"{name}: {REGISTRY[name].title}" for name in runnable))
     _setting_options(run, defaults)
     sharing = SharingRunConfig()
     _option(run, "--parties", sharing.parties, "sharing: parties M (consecutive column blocks)", type=int)
@@ -160,20 +164,25 @@ def _parser() -> argparse.ArgumentParser:
     _option(run, "--weights", online.weights, "dpsda-c: uniform (the paper's 1/deg) or metropolis (symmetric W)")
     _option(run, "--gradient-noise", online.gradient_noise, "dpsda: std of the gradient error xi (§6)", type=_NUMBER)
     _option(run, "--eta", defaults.eta, "penalty eta; madmm: eta_i(1), one or one per node", type=_NUMBERS)
-    _option(run, "--theta", defaults.theta, "madmm: dual step size theta", type=_NUMBER)
+    _option(run, "--theta", defaults.theta, "madmm, pp, dvp: dual step size theta", type=_NUMBER)
     _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
-    _option(run, "--gamma", defaults.gamma, "radmm: even-step weight gamma", type=_NUMBER)
+    _option(run, "--gamma", defaults.gamma, "radmm, private-radmm: even-step weight gamma", type=_NUMBER)
+    _option(run, "--alpha", defaults.alpha, "pp, dvp, pvp, private-radmm: noise parameter alpha_i(t), one or one "
+            "per node (inf: no noise)", type=_NOISES)
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho and the adjacency")
 
     bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
-    bound.add_argument("mechanism", choices=BOUND_MECHANISMS + ("sharing",) + DPSDA_ALGORITHMS, metavar="MECHANISM",
-                       help="pp: M-ADMM Thm 4.1; radmm: R-ADMM Thm IV.1")
+    bounded = bound_mechanisms()
+    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + ("sharing",) + DPSDA_ALGORITHMS,
+                       metavar="MECHANISM", help="; ".join(f"{name}: {REGISTRY[name].theorem}" for name in bounded)
+                       + "; sharing: ADMM-sharing Theorem 1 / Corollary 1; dpsda-c, dpsda-ps: DPSDA Theorems 2-5 "
+                       "(radmm: the old name of private-radmm)")
     _setting_options(bound, bounds)
     _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
             type=_SCHEDULE)
-    _option(bound, "--theta", bounds.theta, "pp: dual step size theta", type=_NUMBER)
+    _option(bound, "--theta", bounds.theta, "pp, dvp: dual step size theta", type=_NUMBER)
     _option(bound, "--alpha", bounds.alpha, "alpha_i(t) (radmm: alpha_i(k)); inf means no noise", type=_NOISE)
     _option(bound, "--c1", bounds.c1, "bound on L'' used in the theorem (logistic loss: 0.25); sharing: bound on "
             "R_m'' (1 for R = ||x||^2/2)", type=_NUMBER)
@@ -216,66 +225,100 @@ def _parser() -> argparse.ArgumentParser:
             "the best certified result so far (exit status 4)", type=_NUMBER)
     conditions.add_argument("--json", action="store_true", help="print one JSON object")
 
-    audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets (black box)")
-    plain_audit = AuditConfig(mechanism="m.py:f", neighbors="m.py:g", epsilon=1.0)
-    reference = ReferenceAuditConfig()
-    audit.add_argument("target", nargs="?", choices=REFERENCE_MECHANISMS + ("dp-sharing",) + DPSDA_ALGORITHMS,
-                       metavar="REFERENCE",
-                       help="audit our own " + ", ".join(REFERENCE_MECHANISMS) + " against its theorem's beta "
-                       "on a small setting (then no --mechanism/--neighbors)")
-    _option(audit, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> what an observer sees "
+    audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets: third-party "
+                    "code (audit code) or one of ours (audit pp, dvp, pvp, private-radmm, dp-sharing, dpsda-c, dpsda-ps)")
+    targets = audit.add_subparsers(dest="target", required=True, metavar="TARGET")
+
+    def target(name: str, help: str, aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+        sub = targets.add_parser(name, help=help, description=help, epilog=EXIT_STATUS, aliases=list(aliases),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.add_argument("--json", action="store_true", help="print one JSON object")
+        sub.add_argument("--quiet", action="store_true", help="no progress bar")
+        _option(sub, "--report", None, "also write audit.html and audit.json for this audit into this folder")
+        return sub
+
+    code = target("code", "audit third-party code: FILE.py:NAME or module:NAME, run only in worker processes")
+    plain_audit = AuditSettings()
+    _option(code, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> what an observer sees "
             "(numbers, arrays, strings, None, lists, dicts, nested)")
-    _option(audit, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or Pairs([...]) "
-            "for several")
-    _option(audit, "--epsilon", None, "the claimed epsilon (REFERENCE: pvp only; the others use beta)",
-            type=_NUMBER)
-    _option(audit, "--delta", plain_audit.delta, "the claimed delta", type=_NUMBER)
-    _option(audit, "--samples", plain_audit.samples, "samples per side (REFERENCE: default "
-            f"{reference.audit_samples})", type=int, dest="audit_samples")
-    _option(audit, "--confidence", plain_audit.confidence, "confidence of the lower bound", type=_NUMBER)
-    _option(audit, "--seed", plain_audit.seed, "seed of every sample (REFERENCE: also of the data)", type=int)
-    _option(audit, "--workers", None, "worker processes (default: every core; with --scheduler, the cluster's "
-            "threads)", type=int)
-    _option(audit, "--scheduler", None, "draw the blocks on the Dask cluster at this address (tcp://HOST:8786); "
-            'needs pip install "admmcheck[dask]"')
-    _option(audit, "--timeout", plain_audit.timeout, "seconds one mechanism call may take", type=_NUMBER)
-    _option(audit, "--max-time", None, "stop drawing after this many seconds and bound what was drawn",
-            type=_NUMBER)
-    _option(audit, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
-    _option(audit, "--randomness", plain_audit.randomness, "seeded: outputs must be functions of the sample's seed "
-            "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
-            "samples are independent but not reproducible, never probed; auto: probe, and go on unseeded with a "
-            "warning if the same seed gives different outputs", choices=("auto", "seeded", "unseeded"))
-    audit.add_argument("--exceptions-are-outputs", action="store_true", default=argparse.SUPPRESS,
-                       help="a call that raises releases the exception's type (an output like any other) instead "
-                            "of stopping the audit")
-    _option(audit, "--report", None, "also write audit.html and audit.json for this audit into this folder")
-    for flag, default, text in (("--dataset", reference.dataset, "REFERENCE: synthetic, breast-cancer, adult or adult:PATH"),
-                                ("--graph", reference.graph, "REFERENCE: network")):
-        _option(audit, flag, default, text)
-    for flag, dest, default, text in (("--nodes", "nodes", reference.nodes, "REFERENCE: nodes N"),
-                                      ("--iterations", "iterations", reference.iterations, "REFERENCE: iterations T"),
-                                      ("--rows", "samples", reference.samples, "REFERENCE: synthetic rows"),
-                                      ("--dim", "dim", reference.dim, "REFERENCE: synthetic dimension")):
-        _option(audit, flag, default, text, type=int, dest=dest)
-    for flag, default, text in (("--C", reference.C, "REFERENCE: C of eq. (1)"),
-                                ("--rho", reference.rho, "REFERENCE: rho of eq. (1)"),
-                                ("--theta", reference.theta, "REFERENCE pp, dvp: theta"),
-                                ("--gamma", reference.gamma, "REFERENCE radmm: gamma")):
-        _option(audit, flag, default, text, type=_NUMBER)
-    _option(audit, "--eta", reference.eta, "REFERENCE: eta (pp: eta_i(t), a schedule)", type=_SCHEDULE)
-    _option(audit, "--alpha", reference.alpha, "REFERENCE: alpha_i(t)", type=_SCHEDULE)
-    _option(audit, "--neighbour-kind", reference.neighbours, "REFERENCE: label-flip or feature-move of record 0 "
-            "of node 0", dest="neighbours")
-    _option(audit, "--changed-round", 1, "dpsda: the round t0 whose function the neighbour changes", type=int)
-    _option(audit, "--white-box", None, "REFERENCE: also compute the exact privacy loss of --samples transcripts "
-            "under D (loss law, privacy profile) against beta", action="store_true")
-    _option(audit, "--search", None, "REFERENCE with --white-box: search transcripts and neighbour records for "
-            "the largest loss", action="store_true")
-    _option(audit, "--plot", None, "REFERENCE with --white-box: write the loss histogram and delta(epsilon) here "
-            "(.png or .svg)")
-    audit.add_argument("--json", action="store_true", help="print one JSON object")
-    audit.add_argument("--quiet", action="store_true", help="no progress bar")
+    _option(code, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or "
+            "Pairs([...]) for several")
+    _option(code, "--epsilon", None, "the epsilon the mechanism claims", type=_NUMBER)
+    _option(code, "--delta", 0.0, "the delta the mechanism claims", type=_NUMBER)
+    _audit_settings_options(code, plain_audit, third_party=True)
+
+    reference = ReferenceAuditConfig()
+    for name in consensus_mechanisms():
+        spec = REGISTRY.mechanism(name)
+        sub = target(name, f"audit our {spec.title} on a small setting against "
+                     + (f"its theorem's beta ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)"),
+                     aliases=OLD_MECHANISM_NAMES.get(name, ()))
+        if spec.claim is None:
+            _option(sub, "--epsilon", None, "the epsilon to audit against (this mechanism has no theorem)",
+                    type=_NUMBER)
+        _audit_settings_options(sub, spec.audit)
+        for flag, default, text in (("--dataset", reference.dataset, "synthetic, breast-cancer, adult or adult:PATH"),
+                                    ("--graph", reference.graph, "network")):
+            _option(sub, flag, default, text)
+        for flag, dest, default, text in (("--nodes", "nodes", reference.nodes, "nodes N"),
+                                          ("--iterations", "iterations", reference.iterations, "iterations T"),
+                                          ("--rows", "samples", reference.samples, "synthetic rows"),
+                                          ("--dim", "dim", reference.dim, "synthetic dimension")):
+            _option(sub, flag, default, text, type=int, dest=dest)
+        for flag, default, text in (("--C", reference.C, "C of eq. (1)"), ("--rho", reference.rho, "rho of eq. (1)")):
+            _option(sub, flag, default, text, type=_NUMBER)
+        if "theta" in spec.parameters:
+            _option(sub, "--theta", reference.theta, "dual step size theta", type=_NUMBER)
+        if "gamma" in spec.parameters:
+            _option(sub, "--gamma", reference.gamma, "even-step weight gamma", type=_NUMBER)
+        if "eta" in spec.parameters:
+            _option(sub, "--eta", reference.eta, "penalty eta (a schedule eta_i(t) where the algorithm allows one)",
+                    type=_SCHEDULE)
+        _option(sub, "--alpha", reference.alpha, "noise parameter alpha_i(t)", type=_SCHEDULE)
+        _option(sub, "--neighbour-kind", reference.neighbours, " or ".join(spec.neighbour_kinds) + " of record 0 "
+                "of node 0", dest="neighbours")
+        if spec.exact_loss is not None:
+            _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
+                    "(loss law, privacy profile) against beta", action="store_true")
+        if spec.worst_case is not None:
+            _option(sub, "--search", None, "with --white-box: search transcripts and neighbour records for the "
+                    "largest loss", action="store_true")
+            _option(sub, "--plot", None, "with --white-box: write the loss histogram and delta(epsilon) here "
+                    "(.png or .svg)")
+
+    sharing_audit = SharingAuditConfig()
+    sub = target("dp-sharing", f"audit {REGISTRY['dp-sharing'].title} against Corollary 1 on a small problem")
+    _audit_settings_options(sub, REGISTRY.mechanism("dp-sharing").audit)
+    for flag, dest, default, text in (("--parties", "parties", sharing_audit.parties, "parties M"),
+                                      ("--rows", "samples", sharing_audit.samples, "synthetic rows"),
+                                      ("--dim", "dim", sharing_audit.dim, "synthetic dimension"),
+                                      ("--iterations", "iterations", sharing_audit.iterations, "iterations T")):
+        _option(sub, flag, default, text, type=int, dest=dest)
+    for flag, default, text in (("--epsilon", sharing_audit.epsilon, "epsilon per iteration that sets sigma "
+                                 "(Theorem 1); the audited claim is Corollary 1's total"),
+                                ("--delta", sharing_audit.delta, "delta per iteration (Theorem 1)"),
+                                ("--delta-prime", sharing_audit.delta_prime, "delta' of Corollary 1"),
+                                ("--rho", sharing_audit.rho, "ADMM penalty rho"), ("--lam", sharing_audit.lam, "lambda"),
+                                ("--c1", sharing_audit.c1, "bound on R_m'' (Assumption 2.2)"),
+                                ("--b1", sharing_audit.b1, "bound b1 of Assumption 2.1")):
+        _option(sub, flag, default, text, type=_NUMBER)
+    _option(sub, "--neighbour-kind", sharing_audit.neighbours, "row or column of party 0", dest="neighbours")
+    _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts", action="store_true")
+
+    online_audit = DpsdaAuditConfig()
+    for name in REGISTRY.names("online", private=True):
+        sub = target(name, f"audit {REGISTRY[name].title}'s full transcript against T*epsilon ({REGISTRY[name].theorem})")
+        _audit_settings_options(sub, REGISTRY.mechanism(name).audit)
+        for flag, dest, default, text in (("--nodes", "nodes", online_audit.nodes, "nodes n"),
+                                          ("--iterations", "iterations", online_audit.iterations, "rounds T"),
+                                          ("--window", "window", online_audit.window, "connectivity window B"),
+                                          ("--changed-round", "changed_round", online_audit.changed_round,
+                                           "the round t0 whose function the neighbour changes")):
+            _option(sub, flag, default, text, type=int, dest=dest)
+        _option(sub, "--epsilon", online_audit.epsilon, "epsilon per round that sets the Laplace scale (Lemma 1); "
+                "the audited claim is T*epsilon", type=_NUMBER)
+        _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts and its worst case",
+                action="store_true")
 
     attack = command("attack", "run a reconstruction attack on PP (M-ADMM supplement, Appendix E)")
     plain_attack = AttackConfig()
@@ -312,6 +355,29 @@ def _parser() -> argparse.ArgumentParser:
                             help="folder for NAME.json, NAME.csv, NAME.png (default: experiments)")
     experiment.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser
+
+
+def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSettings, third_party: bool = False) -> None:
+    """The flags of :class:`~admmcheck.audit.settings.AuditSettings` (defaults: this target's)."""
+    _option(parser, "--samples", defaults.samples, "samples per side", type=int, dest="audit_samples")
+    _option(parser, "--confidence", defaults.confidence, "confidence of the lower bound", type=_NUMBER)
+    _option(parser, "--seed", defaults.seed, "seed of every sample" + ("" if third_party else " and of the data"),
+            type=int)
+    _option(parser, "--workers", None, "worker processes (default: every core; with --scheduler, the cluster's "
+            "threads)", type=int)
+    _option(parser, "--scheduler", None, "draw the blocks on the Dask cluster at this address (tcp://HOST:8786); "
+            'needs pip install "admmcheck[dask]"')
+    _option(parser, "--timeout", defaults.timeout, "seconds one mechanism call may take", type=_NUMBER)
+    _option(parser, "--max-time", None, "stop drawing after this many seconds and bound what was drawn", type=_NUMBER)
+    _option(parser, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
+    if third_party:
+        _option(parser, "--randomness", defaults.randomness, "seeded: outputs must be functions of the sample's seed "
+                "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
+                "samples are independent but not reproducible, never probed; auto: probe, and go on unseeded with a "
+                "warning if the same seed gives different outputs", choices=RANDOMNESS_MODES)
+        parser.add_argument("--exceptions-are-outputs", action="store_true", default=argparse.SUPPRESS,
+                            help="a call that raises releases the exception's type (an output like any other) "
+                                 "instead of stopping the audit")
 
 
 def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
@@ -412,10 +478,11 @@ def _command_bound(args: argparse.Namespace) -> int:
             for name, ok in summary["preconditions"].items():
                 print(f"  {'holds' if ok else 'FAILS':<6} {name}")
         return EXIT_OK if not summary["failed"] else EXIT_CHECK_FAILED
-    config = config_from_flags(BoundConfig, _flags(args))
+    flags = _flags(args)
+    config = config_from_flags(BoundConfig, flags | {"mechanism": OLD_NAMES.get(args.mechanism, args.mechanism)})
     bound, setting = evaluate_bound(config)
     parameters = {"eta": describe_schedule(config.eta), "alpha": describe_schedule(config.alpha), "c1": config.c1}
-    if config.mechanism == "pp":
+    if "theta" in REGISTRY[config.mechanism].parameters:
         parameters["theta"] = config.theta
     summary = bound.summary() | {
         "mechanism": config.mechanism,
@@ -515,38 +582,42 @@ def _command_experiment(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+SETTINGS_FLAGS = {"audit_samples": "samples"} | {name: name for name in SETTINGS_FIELDS if name != "samples"}
+
+
+def _split_settings(flags: dict, defaults: AuditSettings) -> tuple[dict, AuditSettings]:
+    """The flags that are not audit settings, and the settings: ``defaults`` with the typed ones."""
+    typed = {SETTINGS_FLAGS[name]: flags.pop(name) for name in list(flags) if name in SETTINGS_FLAGS}
+    return flags, defaults.but(**typed)
+
+
 def _command_audit(args: argparse.Namespace) -> int:
-    flags = {name: value for name, value in _flags(args).items() if name != "quiet"}
-    target = flags.pop("target")
+    flags = {name: value for name, value in _flags(args).items() if name not in ("quiet", "target")}
+    target = OLD_NAMES.get(args.target, args.target)
     page = args.page = flags.pop("report", None)
     if page is not None:
         output_folder(page, "--report")  # refused before any sampling
     progress = not args.quiet and sys.stderr.isatty()
-    if target == "dp-sharing":
+    if target == "code":
+        flags, settings = _split_settings(flags, AuditSettings())
+        result, extra = run_audit(config_from_flags(CodeAuditConfig, flags | {"settings": settings}),
+                                  progress=progress), {}
+    elif target == "dp-sharing":
         return _command_sharing_audit(args, flags, progress)
-    if target in DPSDA_ALGORITHMS:
+    elif REGISTRY[target].family == "online":
         return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
-    white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
-    if white and not white.get("white_box"):
-        raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
-    if white and target is None:
-        raise InvalidConfiguration("--white-box applies to the reference mechanisms (admmcheck audit "
-                                   f"{'|'.join(REFERENCE_MECHANISMS)} --white-box): a third-party mechanism is a black box")
-    if target is None:
-        if "audit_samples" in flags:
-            flags["samples"] = flags.pop("audit_samples")
-        result, extra = run_audit(config_from_flags(AuditConfig, flags), progress=progress), {}
     else:
-        for name in ("mechanism", "neighbors"):
-            if name in flags:
-                raise InvalidConfiguration(f"--{name} does not apply to the reference audit of {target}; remove it")
-        config = config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target})
+        white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
+        if white and not white.get("white_box"):
+            raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
+        flags, settings = _split_settings(flags, REGISTRY.mechanism(target).audit.but(seed=flags.get("seed", 0)))
+        config = config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target, "settings": settings})
         if white.get("plot"):
             output_file(white["plot"], "--plot")
         result, bound = run_reference_audit(config, progress=progress)
         extra = {"theorem": bound}
         if white:
-            extra["white_box"] = run_white_box(config, WhiteBoxConfig(config.audit_samples, bool(white.get("search")),
+            extra["white_box"] = run_white_box(config, WhiteBoxConfig(settings.samples, bool(white.get("search")),
                                                                       white.get("plot")), progress=progress)
             extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
     summary = result.as_dict() | extra
@@ -592,9 +663,9 @@ def _print_audit_head(summary: dict, claim: str) -> None:
 def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,
                   white_text) -> int:
     """An audit of dp-sharing or dpsda: the black-box verdict, and the white-box one if asked."""
-    if "search" in flags or "plot" in flags:
-        raise InvalidConfiguration("--search and --plot apply to pp, dvp, pvp and radmm; this audit takes --white-box")
-    summary = runner(config_from_flags(config_type, flags), progress=progress)
+    flags, settings = _split_settings(flags, REGISTRY.mechanism(flags.get("algorithm", "dp-sharing")).audit.but(
+        seed=flags.get("seed", 0)))
+    summary = runner(config_from_flags(config_type, flags | {"settings": settings}), progress=progress)
     if args.page is not None:
         _write_audit_page(summary, args.page, args)
     white = summary.get("white_box", {})
@@ -668,11 +739,41 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     print(f"admmcheck: warning: {message}", file=sys.stderr)
 
 
+def _new_spelling(argv: list[str]) -> list[str]:
+    """``audit --mechanism ...`` (the spelling before ``audit code``) as ``audit code --mechanism ...``,
+    with a one-line note: a third-party audit was the only audit without a target."""
+    words = [i for i, word in enumerate(argv) if not word.startswith("-")]
+    if words and argv[words[0]] == "audit":
+        at = words[0] + 1
+        if at < len(argv) and argv[at].startswith("--") and argv[at] != "--help":
+            print("admmcheck: note: a third-party audit is now spelled 'admmcheck audit code --mechanism ...'",
+                  file=sys.stderr)
+            return argv[:at] + ["code"] + argv[at:]
+    return argv
+
+
+#: Flags whose name is not the library parameter's with "--" and dashes.
+FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "changed_round": "--changed-round"}
+
+
+def _in_flags(exc: AdmmcheckError) -> str:
+    """The error's message, with the parameter it names (``samples=10 ...``) said as its flag (``--samples 10 ...``)."""
+    message = str(exc)
+    parameter = getattr(exc, "parameter", None)
+    if parameter and message.startswith(parameter + "="):
+        flag = FLAG_OF.get(parameter, "--" + parameter.replace("_", "-"))
+        return f"{flag} {message[len(parameter) + 1:]}"
+    if parameter and message.startswith(parameter + " "):
+        return FLAG_OF.get(parameter, "--" + parameter.replace("_", "-")) + message[len(parameter):]
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``admmcheck`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = _parser().parse_args(argv)
-        args.argv = list(sys.argv[1:] if argv is None else argv)
+        args = _parser().parse_args(_new_spelling(argv))
+        args.argv = argv
     except SystemExit as exc:  # argparse: --help, --version (0) or a bad flag (2, message printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID_INPUT
     try:
@@ -683,7 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return COMMANDS[args.command](args)
     except AdmmcheckError as exc:
-        return _fail(args, str(exc), EXIT_INVALID_INPUT)
+        return _fail(args, _in_flags(exc), EXIT_INVALID_INPUT)
     except MemoryError as exc:  # a size the user chose, not a bug
         return _fail(args, f"out of memory ({exc}); reduce --iterations, --nodes, --samples or the problem size",
                      EXIT_INVALID_INPUT)

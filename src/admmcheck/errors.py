@@ -24,7 +24,15 @@ class InvalidDataset(AdmmcheckError, ValueError):
 
 
 class InvalidConfiguration(AdmmcheckError, ValueError):
-    """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid."""
+    """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid.
+
+    ``parameter``, where given, is the name of the offending parameter as the library spells it,
+    and the message starts with it (``samples=10 must be ...``), so that a front end can say it
+    in its own words (the CLI: ``--samples 10 must be ...``)."""
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class InvalidFormula(InvalidConfiguration):

@@ -49,11 +49,13 @@ def one_of(kind: str, value: object, choices: tuple[str, ...]) -> str:
 def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     """``cls(**flags)`` for the flags a user gave, refusing those that do not apply.
 
-    ``cls.ONLY_FOR`` maps a field to ``(selector, values)``: the field applies only when the
-    selector field (given or default) is one of ``values``; ``cls.FLAG_NAMES`` maps fields to
+    ``cls.ONLY_FOR`` (or ``cls.only_for()``, where what applies is looked up in the registry) maps a
+    field to ``(selector, values)``: the field applies only when the selector field (given or
+    default) is one of ``values``; ``cls.FLAG_NAMES`` maps fields to
     the flag spelling used in messages (default ``--field-name``).
     """
-    only_for: Mapping[str, tuple[str, tuple[str, ...]]] = getattr(cls, "ONLY_FOR", {})
+    only_for: Mapping[str, tuple[str, tuple[str, ...]]] = (cls.only_for() if hasattr(cls, "only_for")
+                                                           else getattr(cls, "ONLY_FOR", {}))
     names: Mapping[str, str] = getattr(cls, "FLAG_NAMES", {})
     defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
     known = {f.name for f in fields(cls)}

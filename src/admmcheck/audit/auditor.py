@@ -30,7 +30,7 @@ from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, can
                                     histogram_edges)
 from admmcheck.audit.outputs import Block, Encoding, Layout
 from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.audit.settings import AuditSettings
 from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
@@ -126,40 +126,33 @@ def audit(
     mechanism: Source,
     neighbours: Source,
     claim: PrivacyClaim,
-    samples: int = 100_000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    workers: int | None = None,
-    timeout: float = 10.0,
-    max_time: float | None = None,
-    checkpoint: str | None = None,
+    settings: AuditSettings | None = None,
     progress: bool = False,
-    scheduler: str | None = None,
-    randomness: str = "auto",
-    exceptions_are_outputs: bool = False,
+    **changes: object,
 ) -> AuditResult:
-    """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``samples`` draws per side.
+    """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``settings`` (default
+    :class:`~admmcheck.audit.settings.AuditSettings`), any of whose fields can also be given as a
+    keyword (``audit(m, n, claim, samples=20_000, seed=1)``); ``progress`` shows a progress bar.
 
-    Blocks are drawn on ``workers`` local processes (default: every core), or as tasks of the
-    Dask cluster whose scheduler is at ``scheduler`` (:mod:`admmcheck.audit.dask_executor`;
-    ``workers`` then defaults to the cluster's threads); either gives the same samples.
+    Blocks are drawn on ``settings.workers`` local processes (default: every core), or as tasks of
+    the Dask cluster whose scheduler is at ``settings.scheduler``
+    (:mod:`admmcheck.audit.dask_executor`; ``workers`` then defaults to the cluster's threads);
+    either gives the same samples.
 
-    ``randomness``: "seeded" (the mechanism's outputs must be functions of the sample seeds: the
-    same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g. from
-    ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
+    ``settings.randomness``: "seeded" (the mechanism's outputs must be functions of the sample seeds:
+    the same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g.
+    from ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
     unseeded with a :class:`~admmcheck.errors.UnseededRandomness` warning when the same seed gives
     different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`.
 
-    ``exceptions_are_outputs``: a call that raises releases the exception's type (an output like any
-    other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit."""
-    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 200:
-        raise InvalidConfiguration(f"--samples {samples!r} must be an integer >= 200 (per side)")
-    if not 0.5 <= confidence < 1:
-        raise InvalidConfiguration(f"--confidence {confidence!r} must lie in [0.5, 1)")
+    ``settings.exceptions_are_outputs``: a call that raises releases the exception's type (an output
+    like any other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit."""
+    settings = (settings or AuditSettings()).but(**changes) if changes else (settings or AuditSettings())
+    samples, confidence, seed, checkpoint = settings.samples, settings.confidence, settings.seed, settings.checkpoint
+    exceptions_are_outputs = settings.exceptions_are_outputs
     started = time.perf_counter()
-    budget = Budget(max_time, progress)
-    with Sampler(mechanism, neighbours, seed, workers, timeout, scheduler, randomness,
-                 exceptions_are_outputs) as sampler:
+    budget = Budget(settings.max_time, progress)
+    with Sampler(mechanism, neighbours, settings) as sampler:
         first = sampler.probe()
         drawn_as = sampler.randomness
         k = max(1, first.values.shape[1])

@@ -25,7 +25,6 @@ stops the pool.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import pickle
 import random
@@ -38,6 +37,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from admmcheck.audit.contract import load_callable, neighbour_pairs
+from admmcheck.audit.settings import AuditSettings
 from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.worker_process import WorkerProcess
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
@@ -107,7 +107,6 @@ def sample_generator(seed: int, pair: int, side: int, block: int, index: int) ->
     return np.random.Generator(bit_generator)
 
 
-RANDOMNESS_MODES = ("auto", "seeded", "unseeded")
 PROBE_SAMPLES = 8  # samples 0-7 of block 0 (pair 0, side 0), drawn three times by the probe
 
 
@@ -302,21 +301,12 @@ class Sampler:
     :class:`MechanismError` on faults. Results come back as JSON and ``.npy`` bytes, never as
     pickles, so nothing a mechanism does in a worker can run code in the main process."""
 
-    def __init__(self, mechanism: Source, neighbours: Source, seed: int, workers: int | None = None,
-                 timeout: float = 10.0, scheduler: str | None = None, randomness: str = "auto",
-                 exceptions_are_outputs: bool = False) -> None:
-        if randomness not in RANDOMNESS_MODES:
-            raise InvalidConfiguration(f"randomness {randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}")
-        self.requested = randomness
+    def __init__(self, mechanism: Source, neighbours: Source, settings: AuditSettings) -> None:
+        self.requested = settings.randomness
         self.randomness: Randomness | None = None
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise InvalidConfiguration(f"--seed {seed!r} must be a non-negative integer")
-        if not (math.isfinite(timeout) and timeout > 0):
-            raise InvalidConfiguration(f"--timeout {timeout!r} must be a positive number of seconds")
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InvalidConfiguration(f"--workers {workers!r} must be a positive integer")
-        self.mechanism, self.neighbours, self.seed, self.timeout = mechanism, neighbours, seed, float(timeout)
-        self.exceptions_are_outputs = bool(exceptions_are_outputs)
+        self.mechanism, self.neighbours, self.seed = mechanism, neighbours, settings.seed
+        self.timeout, self.exceptions_are_outputs = float(settings.timeout), settings.exceptions_are_outputs
+        scheduler, workers = settings.scheduler, settings.workers
         self._client = None
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.dask_executor)
             from admmcheck.audit.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency

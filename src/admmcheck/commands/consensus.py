@@ -7,35 +7,43 @@ returns everything a report needs. No argument parsing or printing happens here.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
-import numpy as np
-
-from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
-from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.errors import InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
 from admmcheck.networks import Network
 from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
-from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
+from admmcheck.mechanisms.registry import REGISTRY
+from admmcheck.privacy import BoundSetting, PrivacyBound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import GeometricSchedule, ScheduleLike, schedule_table
+from admmcheck.schedules import ScheduleLike
 from admmcheck.setting import ProblemSetting, build_problem
 from admmcheck.validation import config_from_flags, one_of
 
-ALGORITHMS = ("admm", "admm-edge", "madmm", "radmm")
+
+
+def consensus_algorithms() -> tuple[str, ...]:
+    """Every registered consensus algorithm and mechanism, the ones ``admmcheck run`` runs."""
+    return REGISTRY.names("consensus")
+
+
+def bound_mechanisms() -> tuple[str, ...]:
+    """The registered consensus mechanisms whose theorem gives a bound (``admmcheck bound``)."""
+    return tuple(name for name in REGISTRY.names("consensus", private=True) if REGISTRY[name].claim is not None)
 
 
 @dataclass(frozen=True)
 class RunConfig(ProblemSetting):
-    """Everything ``admmcheck run`` needs; defaults are the CLI defaults.
+    """Everything ``admmcheck run`` needs for a registered consensus algorithm or mechanism;
+    defaults are the CLI defaults.
 
     ``eta`` and ``growth`` are one value or one per node: for ``madmm`` the penalty is
-    eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta.
+    eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta. ``alpha``
+    is the noise parameter of the private mechanisms (one value or one per node; inf: no noise).
     """
 
     algorithm: str = "admm"
@@ -44,27 +52,29 @@ class RunConfig(ProblemSetting):
     theta: float = 0.5
     growth: tuple[float, ...] = (1.0,)
     gamma: float = 0.5
+    alpha: tuple[float, ...] = (5.0,)
 
-    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
-        "theta": ("algorithm", ("madmm",)),
-        "growth": ("algorithm", ("madmm",)),
-        "gamma": ("algorithm", ("radmm",)),
-    }
     FLAG_NAMES: ClassVar[dict[str, str]] = {"algorithm": "ALGO"}
+
+    @classmethod
+    def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Which algorithms read ``theta``, ``growth``, ``gamma`` and ``alpha`` (their registry entries)."""
+        return ProblemSetting.ONLY_FOR | {
+            name: ("algorithm", tuple(a for a in consensus_algorithms() if name in REGISTRY[a].parameters))
+            for name in ("theta", "growth", "gamma", "alpha")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        one_of("algorithm", self.algorithm, ALGORITHMS)
+        one_of("algorithm", self.algorithm, consensus_algorithms())
         if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
             raise InvalidConfiguration(
-                f"{self.algorithm} takes one --eta and no --growth (per-node schedules are madmm's)"
-            )
-        for name in ("eta", "growth"):
+                f"{self.algorithm} takes one eta and no growth (per-node schedules are madmm's)", parameter="eta")
+        for name in ("eta", "growth", "alpha"):
             values = getattr(self, name)
             if len(values) not in (1, self.nodes):
                 raise InvalidConfiguration(
-                    f"--{name} has {len(values)} values for {self.nodes} nodes; give one or one per node"
-                )
+                    f"{name} has {len(values)} values for {self.nodes} nodes; give one or one per node",
+                    parameter=name)
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,31 +124,13 @@ class Job:
 def run_reference_algorithm(
     config: RunConfig, problem: ConsensusProblem, network: Network, optimum: Optimum | None
 ) -> Run:
-    """Run ``config.algorithm`` on ``problem`` over ``network`` (one trial, seed ``config.seed``)."""
-    common = dict(iterations=config.iterations, seeds=config.seed, reference=optimum)
-    if config.algorithm == "admm":
-        return run_admm(problem, network, eta=config.eta[0], **common)
-    if config.algorithm == "admm-edge":
-        return run_admm_edge(problem, network, eta=config.eta[0], **common)
-    if config.algorithm == "madmm":
-        schedule = GeometricSchedule(initial=config.eta, growth=config.growth)
-        warn_outside_theorem_31(config.eta, config.growth, config.theta)
-        return run_madmm(problem, network, penalty=schedule, theta=config.theta, **common)
-    return run_radmm(problem, network, eta=config.eta[0], gamma=config.gamma, **common)
-
-
-def warn_outside_theorem_31(eta: tuple[float, ...], growth: tuple[float, ...], theta: float) -> None:
-    """Warn (:class:`TheoremConditionWarning`) when eta_i(t) = eta_i q_i^(t-1) breaks Theorem 3.1's
-    eta_i(t+1) >= eta_i(t) >= theta: the run goes ahead, but nothing guarantees convergence."""
-    if min(eta) < theta:
-        warnings.warn(TheoremConditionWarning(
-            f"M-ADMM runs outside Theorem 3.1: eta_i(1) = {min(eta):g} < theta = {theta:g} "
-            "(the theorem needs eta_i(t) >= theta); convergence is not guaranteed"), stacklevel=2)
-    if min(growth) < 1:
-        warnings.warn(TheoremConditionWarning(
-            f"M-ADMM runs outside Theorem 3.1: growth q_i = {min(growth):g} < 1 makes eta_i(t) decrease "
-            "(the theorem needs eta_i(t+1) >= eta_i(t)) and eventually fall below theta; "
-            "convergence is not guaranteed"), stacklevel=2)
+    """Run ``config.algorithm`` (its registry entry) on ``problem`` over ``network`` (one trial,
+    seed ``config.seed``)."""
+    spec = REGISTRY[config.algorithm]
+    if spec.before_run is not None:
+        spec.before_run(config)
+    return spec.run(problem, network, iterations=config.iterations, seeds=config.seed, reference=optimum,
+                    **spec.arguments(config))
 
 
 def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
@@ -153,15 +145,14 @@ def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
     return Job(config=config, problem=problem, network=network, optimum=optimum, run=run)
 
 
-BOUND_MECHANISMS = ("pp", "radmm")
-
-
 @dataclass(frozen=True)
 class BoundConfig(ProblemSetting):
-    """What ``admmcheck bound pp|radmm`` evaluates: a theorem's bound on a concrete setting.
+    """What ``admmcheck bound MECHANISM`` evaluates: a registered mechanism's theorem on a concrete
+    setting (pp: M-ADMM Theorem 4.1; dvp: the same with eta = theta; private-radmm: R-ADMM
+    Theorem IV.1).
 
     ``eta`` and ``alpha`` are schedules (numbers, per-node tuples or formulas, see
-    :func:`admmcheck.schedules.parse_schedule`); for ``radmm`` eta must be one constant
+    :func:`admmcheck.schedules.parse_schedule`); for private R-ADMM eta must be one constant
     and alpha is indexed by the odd iteration k. The data, partition and graph are built
     as for ``admmcheck run``.
     """
@@ -172,33 +163,25 @@ class BoundConfig(ProblemSetting):
     alpha: ScheduleLike = 5.0
     c1: float = 0.25
 
-    ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = ProblemSetting.ONLY_FOR | {
-        "theta": ("mechanism", ("pp",)),
-    }
     FLAG_NAMES: ClassVar[dict[str, str]] = {"mechanism": "MECHANISM"}
+
+    @classmethod
+    def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Which mechanisms read ``eta`` and ``theta`` (their registry entries)."""
+        return ProblemSetting.ONLY_FOR | {
+            name: ("mechanism", tuple(m for m in bound_mechanisms() if name in REGISTRY[m].parameters))
+            for name in ("eta", "theta")}
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        one_of("mechanism", self.mechanism, BOUND_MECHANISMS)
+        one_of("mechanism", self.mechanism, bound_mechanisms())
 
 
 def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
-    """Build the setting of ``config`` and evaluate Theorem 4.1 (pp) or Theorem IV.1 (radmm)."""
+    """Build the setting of ``config`` and evaluate its mechanism's theorem (the registry's ``claim``)."""
     problem, network = build_problem(config)
     setting = BoundSetting.from_problem(problem, network, c1=config.c1)
-    if config.mechanism == "pp":
-        bound = pp_bound(setting, config.eta, config.alpha, config.theta, config.iterations)
-        return bound, setting
-    eta = constant_eta(config.eta, config.iterations, problem.nodes, "radmm")
-    return radmm_bound(setting, eta, config.alpha, config.iterations), setting
-
-
-def constant_eta(eta: ScheduleLike, iterations: int, nodes: int, mechanism: str) -> float:
-    """``eta`` as one number, refusing a schedule that varies (R-ADMM and PVP have a fixed eta)."""
-    table = schedule_table("eta", eta, iterations, nodes)
-    if not np.all(table == table[0, 0]):
-        raise InvalidConfiguration(f"{mechanism} takes one constant --eta (its algorithm has a fixed eta)")
-    return float(table[0, 0])
+    return REGISTRY.mechanism(config.mechanism).claim(setting, config, config.iterations), setting
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.commands.audit import check_audit_settings
+from admmcheck.audit.settings import AuditSettings
+from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import random_sequence
 from admmcheck.oracle import hindsight_optimum
@@ -106,21 +107,19 @@ class DpsdaAuditConfig:
     window: int = 1
     changed_round: int = 1
     seed: int = 0
-    audit_samples: int = 20_000
-    confidence: float = 0.95
-    workers: int | None = None
-    timeout: float = 60.0
     white_box: bool = False
-    scheduler: str | None = None
+    settings: AuditSettings | None = None
 
-    FLAG_NAMES = {"audit_samples": "--samples", "algorithm": "REFERENCE"}
+    FLAG_NAMES = {"algorithm": "MECHANISM"}
 
     def __post_init__(self) -> None:
         for name in ("nodes", "iterations", "window", "changed_round"):
-            positive_int(f"--{name.replace('_', '-')}", getattr(self, name))
-        check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout)
+            positive_int(name, getattr(self, name))
         if self.changed_round > self.iterations:
-            raise InvalidConfiguration("--changed-round must be one of the T rounds")
+            raise InvalidConfiguration(f"changed_round={self.changed_round} must be one of the T = {self.iterations} "
+                                       "rounds", parameter="changed_round")
+        if self.settings is None:
+            object.__setattr__(self, "settings", REGISTRY.mechanism(self.algorithm).audit.but(seed=self.seed))
 
 
 def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[str, object]:
@@ -138,21 +137,20 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=config.algorithm == "dpsda-ps")
     t0 = config.changed_round
     pair = change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
-    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total), samples=config.audit_samples,
-                   confidence=config.confidence, seed=config.seed, workers=config.workers, timeout=config.timeout,
-                   progress=progress, scheduler=config.scheduler, randomness="seeded")
+    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total),
+                   config.settings.but(randomness="seeded"), progress=progress)  # our own code
     summary = result.as_dict() | {"claims": claims.as_dict(config.iterations),
                                   "neighbours": f"round {t0}: b -> -b (Definition 1: one f_t0 changed)"}
     if config.white_box:
         broadcast = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(
-            config.audit_samples)).extras["broadcast"]
+            config.settings.samples)).extras["broadcast"]
         per_step = dpsda_privacy_loss(mechanism, pair[0], pair[1], broadcast)
         losses = per_step.sum(axis=(1, 2))
-        law = loss_distribution(losses, confidence=config.confidence)
+        law = loss_distribution(losses, confidence=config.settings.confidence)
         worst = max(worst_case_loss(mechanism, pair[0], pair[1], seed=config.seed),
                     worst_case_loss(mechanism, pair[1], pair[0], seed=config.seed))
         summary["white_box"] = {
-            "samples": config.audit_samples, "max_loss": law.maximum, "mean_loss": law.mean,
+            "samples": config.settings.samples, "max_loss": law.maximum, "mean_loss": law.mean,
             "quantiles": {f"{k:g}": v[0] for k, v in law.quantiles.items()},
             "worst_case": worst, "claimed_epsilon_total": claims.epsilon_total,
             "ratio": worst / claims.epsilon_total,

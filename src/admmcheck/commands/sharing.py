@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
-from admmcheck.commands.audit import check_audit_settings
+from admmcheck.audit.settings import AuditSettings
+from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.datasets import dataset_by_name
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.oracle import sharing_optimum
@@ -186,28 +187,25 @@ class SharingAuditConfig:
     b1: float = 1.0
     neighbours: str = "row"
     seed: int = 0
-    audit_samples: int = 5000
-    confidence: float = 0.95
-    workers: int | None = None
-    timeout: float = 60.0
     white_box: bool = False
-    scheduler: str | None = None
+    settings: AuditSettings | None = None
 
-    FLAG_NAMES = {"audit_samples": "--samples", "neighbours": "--neighbour-kind", "samples": "--rows",
-                  "delta_prime": "--delta-prime"}
+    FLAG_NAMES = {"neighbours": "--neighbour-kind", "samples": "--rows", "delta_prime": "--delta-prime"}
 
     def __post_init__(self) -> None:
-        for flag, value in (("--parties", self.parties), ("--rows", self.samples), ("--dim", self.dim),
-                            ("--iterations", self.iterations)):
-            positive_int(flag, value)
-        check_audit_settings(self.audit_samples, self.confidence, self.workers, self.timeout)
-        if self.neighbours not in ("row", "column"):
-            raise InvalidConfiguration(f"--neighbour-kind {self.neighbours!r}: choose row or column for dp-sharing")
+        for name in ("parties", "samples", "dim", "iterations"):
+            positive_int(name, getattr(self, name))
+        spec = REGISTRY.mechanism("dp-sharing")
+        if self.neighbours not in spec.neighbour_kinds:
+            raise InvalidConfiguration(f"neighbours={self.neighbours!r}: choose {' or '.join(spec.neighbour_kinds)} "
+                                       "for dp-sharing", parameter="neighbours")
+        if self.settings is None:
+            object.__setattr__(self, "settings", spec.audit.but(seed=self.seed))
 
 
 def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dict[str, object]:
     """Black-box audit of the released values against the paper's total claim, and with
-    ``white_box`` the exact loss of ``audit_samples`` transcripts (support evidence included)."""
+    ``white_box`` the exact loss of ``settings.samples`` transcripts (support evidence included)."""
     from admmcheck.audit import Pair, PrivacyClaim, Source, audit
     from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row, sharing_privacy_loss
 
@@ -220,17 +218,16 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     pair = replace_one_row(problem, 0, 0, config.neighbours)
     result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)),
                    PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
-                   samples=config.audit_samples, confidence=config.confidence, seed=config.seed,
-                   workers=config.workers, timeout=config.timeout, progress=progress, scheduler=config.scheduler, randomness="seeded")
+                   config.settings.but(randomness="seeded"), progress=progress)  # our own code
     summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": f"party 0, row 0: {config.neighbours}",
                                   "claim_used": "the smaller of Corollary 1 and basic composition"}
     if config.white_box:
-        run = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(config.audit_samples))
+        run = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(config.settings.samples))
         loss = sharing_privacy_loss(mechanism, pair[0], pair[1], run.extras["shared"])
         finite = np.isfinite(loss.total)
         off = loss.off_support[:, :, list(loss.changed_parties)]
         summary["white_box"] = {
-            "samples": config.audit_samples, "infinite_fraction": float(np.mean(~finite)),
+            "samples": config.settings.samples, "infinite_fraction": float(np.mean(~finite)),
             "max_loss": float(np.max(loss.total)), "mean_loss": float(np.mean(loss.total)),
             "off_support_min": float(off.min()), "off_support_median": float(np.median(off)),
             "support_tolerance": 1e-8,

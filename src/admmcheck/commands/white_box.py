@@ -59,7 +59,7 @@ def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress:
             even_error.append(loss.even_step_error)
     losses = np.concatenate(losses)
     per_step = np.concatenate(steps)
-    summary = loss_distribution(losses, confidence=config.confidence)
+    summary = loss_distribution(losses, confidence=config.settings.confidence)
     beta = claim.epsilon
     worst_index = summary.argmax
     report: dict[str, object] = summary.as_dict() | {

@@ -15,36 +15,35 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 
-from admmcheck.algorithms import run_dvp, run_pp, run_private_radmm, run_pvp
 from admmcheck.audit.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, Seeds
 
-REFERENCE_MECHANISMS = ("pp", "dvp", "pvp", "radmm")
 NEIGHBOUR_KINDS = ("label-flip", "feature-move", "remove")
-_RUNS = {"pp": run_pp, "dvp": run_dvp, "pvp": run_pvp, "radmm": run_private_radmm}
 
 
 @dataclass(frozen=True, eq=False)
 class ReferenceMechanism(BatchedRunMechanism):
-    """``name`` (pp, dvp, pvp, radmm) on ``network`` for ``iterations`` with ``parameters``
-    (the keyword arguments of its ``run_*`` function: penalty/theta/alpha/eta/gamma)."""
+    """The private algorithm ``run`` (a ``run_*`` function, registered as ``name``: see
+    :mod:`admmcheck.mechanisms.registry`) on ``network`` for ``iterations`` with ``parameters`` (the
+    keyword arguments of ``run``: penalty/theta/alpha/eta/gamma)."""
 
     name: str
     network: Network
     iterations: int
     parameters: Mapping[str, object] = field(default_factory=dict)
+    run: Callable[..., Run] | None = None
 
     def __post_init__(self) -> None:
-        if self.name not in _RUNS:
-            raise InvalidConfiguration(f"unknown reference mechanism {self.name!r}; "
-                                       f"choose one of {', '.join(REFERENCE_MECHANISMS)}")
+        if not callable(self.run):
+            raise InvalidConfiguration(f"the reference mechanism {self.name!r} needs its run_* function as run=; "
+                                       "admmcheck.mechanisms.registry.reference_mechanism builds one by name")
 
     @property
     def __name__(self) -> str:
@@ -53,14 +52,14 @@ class ReferenceMechanism(BatchedRunMechanism):
     @property
     def arguments(self) -> dict[str, object]:
         """Its ``run_*`` function's keyword arguments: ``parameters``, defaults filled in."""
-        signature = inspect.signature(_RUNS[self.name])
+        signature = inspect.signature(self.run)
         values = {name: p.default for name, p in signature.parameters.items()
                   if p.kind is p.KEYWORD_ONLY and p.default is not inspect.Parameter.empty}
         return values | dict(self.parameters)
 
     def batch_run(self, problem: ConsensusProblem, seeds: Seeds) -> Run:
         """One batched run of the algorithm on ``problem``, one trial per seed."""
-        return _RUNS[self.name](problem, self.network, iterations=self.iterations, seeds=seeds,
+        return self.run(problem, self.network, iterations=self.iterations, seeds=seeds,
                                 **dict(self.parameters))
 
     def released(self, run: Run) -> np.ndarray:

@@ -100,7 +100,7 @@ def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: Consen
     if every_node or len(nodes) == 0:
         nodes = np.arange(network.nodes)
     parameters = mechanism.arguments
-    loss = {"pp": _pp_loss, "dvp": _pp_loss, "radmm": _radmm_loss, "pvp": _pvp_loss}[mechanism.name]
+    loss = {"pp": _pp_loss, "dvp": _pp_loss, "private-radmm": _radmm_loss, "pvp": _pvp_loss}[mechanism.name]
     return loss(mechanism, parameters, d0, d1, transcript, nodes)
 
 

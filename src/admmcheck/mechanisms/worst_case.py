@@ -83,7 +83,7 @@ def _steps(mechanism: ReferenceMechanism, node: int) -> list[tuple[int, float, f
         eta = schedule_table("penalty", theta if mechanism.name == "dvp" else parameters["penalty"], T, N)[:, node]
         alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
         return [(t, alpha[t], 1.0 / (2 * eta[t] * degree), 2 * eta[t] * degree) for t in range(T)]
-    if mechanism.name == "radmm":
+    if mechanism.name == "private-radmm":
         eta = float(parameters["eta"])
         alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)[:, node]
         return [(2 * k, alpha[k], 1.0, 2 * eta * degree) for k in range(odd_steps(T))]

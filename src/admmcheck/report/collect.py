@@ -146,14 +146,23 @@ def _convergence_curves(report: Report, profile: Profile) -> None:
                                             "series": series, "algorithms": ["admm", "madmm", "radmm"]}
 
 
+def _audit_settings(name: str, profile: Profile, seed: int, samples: int):
+    """The registered audit settings of mechanism ``name`` with this profile's samples and workers."""
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    return REGISTRY.mechanism(name).audit.but(samples=samples, seed=seed, workers=profile.workers)
+
+
 def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
     from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
+    from admmcheck.mechanisms.registry import REGISTRY
 
     bars, profiles, histograms = {}, {}, {}
-    for name in ("pp", "dvp", "radmm"):
-        config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.audit_samples, seed=seed,
-                                      workers=profile.workers)
+    for mechanism in REGISTRY.names("consensus", private=True, report=True):
+        name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
+        config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
+                                      settings=_audit_settings(mechanism, profile, seed, profile.audit_samples))
         claim, bound, _, _ = reference_claim(config)
         step = f"--eta {config.theta} --theta {config.theta}" if name == "dvp" else (
             f"--eta {config.eta} --theta {config.theta}" if name == "pp" else f"--eta {config.eta}")
@@ -162,8 +171,8 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
                            f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
                            f"{config.alpha} --seed {seed} --json", claim.epsilon,
                            {"preconditions": bound["preconditions"]}), 0.0)
-        white_config = ReferenceAuditConfig(mechanism=name, audit_samples=profile.white_samples, seed=seed,
-                                            workers=profile.workers)
+        white_config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
+                                            settings=_audit_settings(mechanism, profile, seed, profile.white_samples))
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
                                                        WhiteBoxConfig))
         black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit))
@@ -202,7 +211,7 @@ def _black_verdict(name, config, seed, run_reference_audit) -> Verdict:
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
                    f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",
-                   f"admmcheck audit {name} --samples {config.audit_samples} --seed {seed} --json",
+                   f"admmcheck audit {name} --samples {config.settings.samples} --seed {seed} --json",
                    float(result.epsilon_lower_bound), {"event": result.event})
 
 
@@ -256,8 +265,9 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
                        "admmcheck conditions sharing --dataset breast-cancer --parties 2 --rho 1/1000 --json", low)
 
     def audit() -> Verdict:
-        out = run_sharing_audit(SharingAuditConfig(audit_samples=min(profile.audit_samples, 5000), seed=seed,
-                                                   white_box=True, workers=profile.workers))
+        samples = min(profile.audit_samples, 5000)
+        out = run_sharing_audit(SharingAuditConfig(seed=seed, white_box=True,
+                                                   settings=_audit_settings("dp-sharing", profile, seed, samples)))
         violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
         if violated:
             report.findings.append({
@@ -332,8 +342,8 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
         _timed(report, preconditions)
 
     def audit() -> Verdict:
-        out = run_dpsda_audit(DpsdaAuditConfig(audit_samples=profile.audit_samples, seed=seed, white_box=True,
-                                               workers=profile.workers))
+        out = run_dpsda_audit(DpsdaAuditConfig(seed=seed, white_box=True, settings=_audit_settings(
+            "dpsda-c", profile, seed, profile.audit_samples)))
         white = out["white_box"]
         violated = out["verdict"] == "violation" or white["verdict"] == "violation"
         return Verdict("dpsda-c", "audit of the full transcript against T*epsilon (n=4, T=2)",

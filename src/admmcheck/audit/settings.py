@@ -1,0 +1,76 @@
+"""How an audit draws and decides: one :class:`AuditSettings`, validated here and nowhere else.
+
+Every audit uses it: :func:`~admmcheck.audit.auditor.audit` from Python, ``admmcheck audit code``
+for third-party code, and the audits of our own mechanisms (whose registry entries hold their
+default settings). Errors name the parameter (``samples``), not a command-line flag; the CLI
+translates them to its flags.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields, replace
+
+from admmcheck.errors import InvalidConfiguration
+
+#: Samples per side below this leave too few for the selection and the bounding split.
+MIN_SAMPLES = 200
+RANDOMNESS_MODES = ("auto", "seeded", "unseeded")
+
+
+def _whole(name: str, value: object, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InvalidConfiguration(f"{name}={value!r} must be an integer >= {least}", parameter=name)
+
+
+def _seconds(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise InvalidConfiguration(f"{name}={value!r} must be a positive number of seconds", parameter=name)
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """``samples`` per side (at least :data:`MIN_SAMPLES`); the lower bound holds with probability
+    ``confidence``; ``seed`` drives every sample; ``workers`` local processes (default: every core)
+    or, with ``scheduler`` (``tcp://HOST:8786``), Dask tasks; ``timeout`` seconds per mechanism call;
+    ``max_time`` seconds of drawing before the bound is taken on what was drawn; ``checkpoint`` a
+    file that stores finished blocks; ``randomness`` auto, seeded or unseeded
+    (:func:`~admmcheck.audit.sampling.judge_randomness`); ``exceptions_are_outputs``: a call that
+    raises releases its exception type instead of stopping the audit."""
+
+    samples: int = 100_000
+    confidence: float = 0.95
+    seed: int = 0
+    workers: int | None = None
+    timeout: float = 10.0
+    max_time: float | None = None
+    checkpoint: str | None = None
+    scheduler: str | None = None
+    randomness: str = "auto"
+    exceptions_are_outputs: bool = False
+
+    def __post_init__(self) -> None:
+        _whole("samples", self.samples, MIN_SAMPLES)
+        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
+                or not 0.5 <= self.confidence < 1:
+            raise InvalidConfiguration(f"confidence={self.confidence!r} must lie in [0.5, 1)", parameter="confidence")
+        _whole("seed", self.seed, 0)
+        if self.workers is not None:
+            _whole("workers", self.workers, 1)
+        _seconds("timeout", self.timeout)
+        if self.max_time is not None:
+            _seconds("max_time", self.max_time)
+        if self.randomness not in RANDOMNESS_MODES:
+            raise InvalidConfiguration(f"randomness={self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}",
+                                       parameter="randomness")
+
+    def but(self, **changes: object) -> "AuditSettings":
+        """These settings with ``changes`` (field names of :class:`AuditSettings`), validated again."""
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise InvalidConfiguration(f"{', '.join(unknown)}: not an audit setting; the settings are "
+                                       f"{', '.join(FIELDS)}", parameter=unknown[0])
+        return replace(self, **changes)
+
+
+FIELDS = tuple(f.name for f in fields(AuditSettings))

@@ -1,0 +1,218 @@
+"""One home per algorithm and mechanism: what ``admmcheck run``, ``bound``, ``audit`` and the
+verification report look up by name, instead of choosing by name strings of their own.
+
+An :class:`AlgorithmSpec` is a published algorithm: its ``run_*`` function and problem family.
+A :class:`MechanismSpec` is a private one, which adds how its claim is computed from
+:mod:`admmcheck.privacy`, its neighbours, its exact loss and worst case where the noise law is
+known, and its default audit settings. :data:`REGISTRY` holds them all; :func:`register` adds
+one (a researcher's own variant: see ``docs/verify-a-new-algorithm.md``).
+
+A consensus mechanism reads its parameters from a *setting*: any object with ``eta``, ``theta``,
+``alpha``, ``gamma`` (and ``epsilon``, a claimed ε where no theorem gives one), such as the
+configurations of :mod:`admmcheck.commands.consensus` and :mod:`admmcheck.commands.audit`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
+
+from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, run_pp, run_private_radmm, run_pvp,
+                                  run_radmm)
+from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.audit.settings import AuditSettings
+from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism
+from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.worst_case import worst_case
+from admmcheck.networks import Network
+from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
+from admmcheck.schedules import GeometricSchedule, schedule_table
+
+FAMILIES = ("consensus", "sharing", "online")
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A published algorithm: ``run`` is its ``run_*`` function on a problem of ``family``;
+    ``parameters`` are the setting fields it reads (the others are refused where typed);
+    ``arguments(setting)`` gives ``run``'s keyword arguments from a setting; ``before_run(setting)``
+    warns where a run goes ahead outside its theorem."""
+
+    name: str
+    family: str
+    title: str
+    run: Callable[..., Any]
+    parameters: tuple[str, ...] = ()
+    arguments: Callable[[Any], dict[str, object]] | None = None
+    before_run: Callable[[Any], None] | None = None
+
+    private = False
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise InvalidConfiguration(f"family={self.family!r}: choose one of {', '.join(FAMILIES)}",
+                                       parameter="family")
+
+
+@dataclass(frozen=True)
+class MechanismSpec(AlgorithmSpec):
+    """A private algorithm, with everything the toolkit checks about it.
+
+    ``claim(bound_setting,
+    setting, iterations)`` evaluates its theorem's bound (None: no theorem, the setting's
+    ``epsilon`` is the claim); ``exact_loss`` and ``worst_case`` are the white-box functions
+    (None where the noise law gives none); ``audit`` its default audit settings; ``report``: it
+    is checked in the verification report, in the section of the algorithm ``section`` (default:
+    its own name)."""
+
+    theorem: str | None = None
+    claim: Callable[[BoundSetting, Any, int], PrivacyBound] | None = None
+    neighbour_kinds: tuple[str, ...] = NEIGHBOUR_KINDS[:2]
+    exact_loss: Callable[..., Any] | None = None
+    worst_case: Callable[..., Any] | None = None
+    audit: AuditSettings = field(default_factory=lambda: AuditSettings(samples=20_000, timeout=60.0,
+                                                                       randomness="seeded"))
+    report: bool = False
+    section: str | None = None
+
+    private = True
+
+    def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
+        """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
+        if self.family != "consensus" or self.arguments is None:
+            raise InvalidConfiguration(f"{self.name} is audited by its own command, not as a consensus mechanism")
+        return ReferenceMechanism(self.name, network, iterations, self.arguments(setting), run=self.run)
+
+
+class Registry(Mapping[str, AlgorithmSpec]):
+    """Algorithms and mechanisms by name, in the order they were registered."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, AlgorithmSpec] = {}
+
+    def register(self, spec: AlgorithmSpec, replace: bool = False) -> AlgorithmSpec:
+        if spec.name in self._specs and not replace:
+            raise InvalidConfiguration(f"{spec.name!r} is registered already; pass replace=True to replace it",
+                                       parameter="name")
+        self._specs[spec.name] = spec
+        return spec
+
+    def __getitem__(self, name: str) -> AlgorithmSpec:
+        try:
+            return self._specs[name]
+        except KeyError:
+            raise InvalidConfiguration(f"unknown algorithm or mechanism {name!r}; choose one of "
+                                       f"{', '.join(self._specs)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def names(self, family: str | None = None, private: bool | None = None, **having: object) -> tuple[str, ...]:
+        """The registered names of ``family`` (any if None), private or not, whose attributes equal
+        ``having`` (e.g. ``report=True``)."""
+        return tuple(name for name, spec in self._specs.items()
+                     if (family is None or spec.family == family) and (private is None or spec.private == private)
+                     and all(getattr(spec, key, None) == value for key, value in having.items()))
+
+    def mechanism(self, name: str) -> MechanismSpec:
+        """The private mechanism ``name``; refuses a non-private algorithm with the names that are private."""
+        spec = self[name]
+        if not isinstance(spec, MechanismSpec):
+            raise InvalidConfiguration(f"{name} is not private; the private mechanisms are "
+                                       f"{', '.join(self.names(private=True))}")
+        return spec
+
+
+REGISTRY = Registry()
+register = REGISTRY.register
+
+
+def constant_eta(eta: object, iterations: int, nodes: int, mechanism: str) -> float:
+    """``eta`` as one number, refusing a schedule that varies (R-ADMM and PVP have a fixed eta)."""
+    table = schedule_table("eta", eta, iterations, nodes)
+    if not np.all(table == table[0, 0]):
+        raise InvalidConfiguration(f"eta={eta!r}: {mechanism} takes one constant eta (its algorithm has a fixed "
+                                   "eta)", parameter="eta")
+    return float(table[0, 0])
+
+
+def reference_mechanism(name: str, network: Network, iterations: int,
+                        parameters: Mapping[str, object] | None = None) -> ReferenceMechanism:
+    """The registered consensus mechanism ``name`` with ``run``'s keyword arguments ``parameters``."""
+    return ReferenceMechanism(name, network, iterations, dict(parameters or {}), run=REGISTRY.mechanism(name).run)
+
+
+# ---- the algorithms of the four papers -------------------------------------------------------
+
+def warn_outside_theorem_31(setting: Any) -> None:
+    """Warn (:class:`TheoremConditionWarning`) when eta_i(t) = eta_i q_i^(t-1) breaks Theorem 3.1's
+    eta_i(t+1) >= eta_i(t) >= theta: the run goes ahead, but nothing guarantees convergence."""
+    eta, growth, theta = setting.eta, setting.growth, setting.theta
+    if min(eta) < theta:
+        warnings.warn(TheoremConditionWarning(
+            f"M-ADMM runs outside Theorem 3.1: eta_i(1) = {min(eta):g} < theta = {theta:g} "
+            "(the theorem needs eta_i(t) >= theta); convergence is not guaranteed"), stacklevel=3)
+    if min(growth) < 1:
+        warnings.warn(TheoremConditionWarning(
+            f"M-ADMM runs outside Theorem 3.1: growth q_i = {min(growth):g} < 1 makes eta_i(t) decrease "
+            "(the theorem needs eta_i(t+1) >= eta_i(t)) and eventually fall below theta; "
+            "convergence is not guaranteed"), stacklevel=3)
+
+
+def _one(values: object) -> object:
+    """A per-node tuple of one value as that value (one eta for every node)."""
+    return values[0] if isinstance(values, tuple) and len(values) == 1 else values
+
+
+register(AlgorithmSpec("admm", "consensus", "decentralized ADMM (M-ADMM paper (7)-(8))", run_admm, ("eta",),
+                       arguments=lambda s: {"eta": _one(s.eta)}))
+register(AlgorithmSpec("admm-edge", "consensus", "edge-based ADMM (M-ADMM paper (3)-(6))", run_admm_edge, ("eta",),
+                       arguments=lambda s: {"eta": _one(s.eta)}))
+register(AlgorithmSpec("madmm", "consensus", "M-ADMM (M-ADMM paper Alg. 1 without noise, (9)-(10))", run_madmm,
+                       ("eta", "theta", "growth"),
+                       arguments=lambda s: {"penalty": GeometricSchedule(initial=s.eta, growth=s.growth),
+                                            "theta": s.theta},
+                       before_run=warn_outside_theorem_31))
+register(AlgorithmSpec("radmm", "consensus", "R-ADMM (R-ADMM paper Alg. 1, (10)-(13))", run_radmm,
+                       ("eta", "gamma"), arguments=lambda s: {"eta": _one(s.eta), "gamma": s.gamma}))
+register(MechanismSpec(
+    "pp", "consensus", "PP: M-ADMM with penalty perturbation (M-ADMM paper Alg. 1, (24)-(25))", run_pp,
+    ("eta", "theta", "alpha"),
+    arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
+    theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
+    exact_loss=privacy_loss, worst_case=worst_case, report=True))
+register(MechanismSpec(
+    "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
+    ("theta", "alpha"),
+    arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
+    theorem="M-ADMM Theorem 4.1 with eta = theta", claim=lambda b, s, T: pp_bound(b, s.theta, s.alpha, s.theta, T),
+    exact_loss=privacy_loss, worst_case=worst_case, report=True))
+register(MechanismSpec(
+    "pvp", "consensus", "PVP: primal variable perturbation (Zhang & Zhu 2017, M-ADMM paper §4)", run_pvp,
+    ("eta", "alpha", "epsilon"),
+    arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "pvp"), "alpha": _one(s.alpha)},
+    exact_loss=privacy_loss, worst_case=worst_case))
+register(MechanismSpec(
+    "private-radmm", "consensus", "private R-ADMM (R-ADMM paper Alg. 2, (28)-(29))", run_private_radmm,
+    ("eta", "alpha", "gamma"),
+    arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "private-radmm"), "alpha": _one(s.alpha),
+                         "gamma": s.gamma},
+    theorem="R-ADMM Theorem IV.1",
+    claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
+    exact_loss=privacy_loss, worst_case=worst_case, report=True, section="radmm"))
+register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
+register(MechanismSpec("dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))",
+                       run_dp_sharing, theorem="ADMM-sharing Theorem 1 / Corollary 1", neighbour_kinds=("row", "column"),
+                       audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded")))
+register(MechanismSpec("dpsda-c", "online", "DPSDA-C (DPSDA paper Alg. 1)", run_dpsda_c,
+                       theorem="DPSDA Theorem 2", neighbour_kinds=("one-round",)))
+register(MechanismSpec("dpsda-ps", "online", "DPSDA-PS (DPSDA paper Alg. 2, push-sum)", run_dpsda_ps,
+                       theorem="DPSDA Theorem 4", neighbour_kinds=("one-round",)))
