@@ -68,7 +68,7 @@ BAD_INPUTS = [
     (["conditions", "radmm", "--lipschitz", "1", "--max-time", "-1"], "--max-time"),
     (["run", "admm", "--C", "100"], "C = 100 exceeds B_0 = 50"),
     (["run", "admm", "--C", "0"], "--C=0.0 must be finite and > 0"),
-    (["run", "radmm", "--gamma", "-1", *FAST], "gamma=-1.0 must be finite and >= 0"),
+    (["run", "radmm", "--gamma", "-1", *FAST], "--gamma -1.0 must be finite and >= 0"),
     (["run", "admm", "--nodes", "1000"], "fewer than nodes=1000"),
     (["bound", "pp", "--iterations", "100000000000"], "out of memory"),
     (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--theta", "0"],

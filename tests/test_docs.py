@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import sys
 import shlex
 from pathlib import Path
 
@@ -18,11 +20,31 @@ def blocks(page: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
 
 
-def test_verify_a_new_algorithm_examples_run():
+def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
+    """The guide's private variant is added by one registry entry and runs end to end: run (CLI too),
+    bound, black-box and white-box audit, its verdicts in the report (the page asserts each)."""
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    monkeypatch.syspath_prepend(str(tmp_path))  # the guide's own module, for this process and the workers
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
     namespace: dict = {}
-    for code in blocks("verify-a-new-algorithm.md", "python"):
-        exec(compile(code, "verify-a-new-algorithm.md", "exec"), namespace)  # noqa: S102 - our own docs
-    assert namespace["run"].algorithm == "my-admm"
+    try:
+        for code in blocks("verify-a-new-algorithm.md", "python"):
+            module = re.match(r"# file: (\S+)", code)
+            if module:
+                (tmp_path / module.group(1)).write_text(code)
+                continue
+            exec(compile(code, "verify-a-new-algorithm.md", "exec"), namespace)  # noqa: S102 - our own docs
+        assert namespace["run"].algorithm == "noisy-admm"
+        verdicts = {v.check: v for v in namespace["report"].verdicts if v.algorithm == "noisy-admm"}
+        assert verdicts["black-box audit against beta"].verdict == "pass"
+        assert verdicts["white-box loss <= beta (sampled and searched)"].verdict == "pass"
+        assert namespace["bound"]["beta"] == namespace["claim"].epsilon > 0
+    finally:
+        if "noisy-admm" in REGISTRY:
+            REGISTRY.unregister("noisy-admm")
+        sys.modules.pop("noisy_admm", None)
+    assert "noisy-admm" not in REGISTRY
 
 
 def _json(captured: str) -> dict:

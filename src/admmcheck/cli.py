@@ -86,9 +86,6 @@ _NUMBER = _argument_type(parse_number, "a number such as 0.5 or 1/4")
 _NUMBERS = _argument_type(lambda text: tuple(parse_number(p) for p in split_top_level(text)),
                           "one number, or one per node separated by commas")
 _SCHEDULE = _argument_type(parse_schedule, "a number, one per node, or a formula in t and i")
-_NOISES = _argument_type(lambda text: tuple(parse_number(p) if p.strip() != "inf" else float("inf")
-                                            for p in split_top_level(text)),
-                         "one number, or one per node separated by commas; inf for no noise")
 _NOISE = _argument_type(lambda text: parse_schedule(text, allow_infinite=True),
                         "a number, one per node, a formula in t and i, or inf for no noise")
 _POSITIVE_INT = _argument_type(lambda text: positive_int("--iterations", int(text) if text.strip().lstrip("-").isdigit()
@@ -167,8 +164,8 @@ def _parser() -> argparse.ArgumentParser:
     _option(run, "--theta", defaults.theta, "madmm, pp, dvp: dual step size theta", type=_NUMBER)
     _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
     _option(run, "--gamma", defaults.gamma, "radmm, private-radmm: even-step weight gamma", type=_NUMBER)
-    _option(run, "--alpha", defaults.alpha, "pp, dvp, pvp, private-radmm: noise parameter alpha_i(t), one or one "
-            "per node (inf: no noise)", type=_NOISES)
+    _option(run, "--alpha", defaults.alpha, "pp, dvp, pvp, private-radmm: noise parameter alpha_i(t), a number, "
+            "one per node or a formula in t and i (inf: no noise)", type=_NOISE)
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho and the adjacency")
 
@@ -760,10 +757,12 @@ def _in_flags(exc: AdmmcheckError) -> str:
     """The error's message, with the parameter it names (``samples=10 ...``) said as its flag (``--samples 10 ...``)."""
     message = str(exc)
     parameter = getattr(exc, "parameter", None)
-    if parameter and message.startswith(parameter + "="):
+    if not parameter or parameter.startswith("-"):
+        return message
+    if message.startswith(parameter + "="):
         flag = FLAG_OF.get(parameter, "--" + parameter.replace("_", "-"))
         return f"{flag} {message[len(parameter) + 1:]}"
-    if parameter and message.startswith(parameter + " "):
+    if message.startswith(parameter + " "):
         return FLAG_OF.get(parameter, "--" + parameter.replace("_", "-")) + message[len(parameter):]
     return message
 

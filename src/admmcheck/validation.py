@@ -14,35 +14,35 @@ Config = TypeVar("Config")
 
 
 def positive_int(name: str, value: object) -> int:
-    """Return ``value`` as an int >= 1 or raise :class:`InvalidConfiguration`."""
+    """Return ``value`` as an int >= 1 or raise :class:`InvalidConfiguration` naming parameter ``name``."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise InvalidConfiguration(f"{name}={value!r} must be a positive integer")
+        raise InvalidConfiguration(f"{name}={value!r} must be a positive integer", parameter=name)
     return int(value)
 
 
 def real(name: str, value: object, minimum: float = 0.0, strict: bool = True) -> float:
     """Return ``value`` as a finite float above ``minimum`` (or at least it, if not strict)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise InvalidConfiguration(f"{name}={value!r} is not a number")
+        raise InvalidConfiguration(f"{name}={value!r} is not a number", parameter=name)
     value = float(value)
     ok = value > minimum if strict else value >= minimum
     if not math.isfinite(value) or not ok:
         bound = ">" if strict else ">="
-        raise InvalidConfiguration(f"{name}={value!r} must be finite and {bound} {minimum:g}")
+        raise InvalidConfiguration(f"{name}={value!r} must be finite and {bound} {minimum:g}", parameter=name)
     return value
 
 
 def non_negative_int(name: str, value: object) -> int:
     """Return ``value`` as an int >= 0 (seeds) or raise :class:`InvalidConfiguration`."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise InvalidConfiguration(f"{name}={value!r} must be a non-negative integer")
+        raise InvalidConfiguration(f"{name}={value!r} must be a non-negative integer", parameter=name)
     return int(value)
 
 
 def one_of(kind: str, value: object, choices: tuple[str, ...]) -> str:
     """Return ``value`` if it is one of ``choices``, else raise naming the choices."""
     if value not in choices:
-        raise InvalidConfiguration(f"unknown {kind} {value!r}; choose one of {', '.join(choices)}")
+        raise InvalidConfiguration(f"unknown {kind} {value!r}; choose one of {', '.join(choices)}", parameter=kind)
     return value  # type: ignore[return-value]
 
 
@@ -52,7 +52,8 @@ def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     ``cls.ONLY_FOR`` (or ``cls.only_for()``, where what applies is looked up in the registry) maps a
     field to ``(selector, values)``: the field applies only when the selector field (given or
     default) is one of ``values``; ``cls.FLAG_NAMES`` maps fields to
-    the flag spelling used in messages (default ``--field-name``).
+    the flag spelling used in messages (default ``--field-name``), also in the errors ``cls`` raises
+    that name a parameter (:class:`InvalidConfiguration` ``.parameter``).
     """
     only_for: Mapping[str, tuple[str, tuple[str, ...]]] = (cls.only_for() if hasattr(cls, "only_for")
                                                            else getattr(cls, "ONLY_FOR", {}))
@@ -73,4 +74,11 @@ def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
             raise InvalidConfiguration(
                 f"{flag} does not apply to {value}: it is used only with {where} {' or '.join(allowed)}; remove it"
             )
-    return cls(**flags)
+    try:
+        return cls(**flags)
+    except InvalidConfiguration as exc:  # the library names its parameter; say it as the flag the user typed
+        if exc.parameter is None or exc.parameter.startswith("-") or not str(exc).startswith(exc.parameter):
+            raise
+        flag = names.get(exc.parameter, "--" + exc.parameter.replace("_", "-"))
+        rest = str(exc)[len(exc.parameter):]
+        raise InvalidConfiguration(flag + (" " + rest[1:] if rest.startswith("=") else rest)) from None

@@ -14,5 +14,6 @@ _HOMES = {
     "admmcheck.audit.contract": ("Pair", "Pairs", "PrivacyClaim", "vectorised"),
     "admmcheck.audit.outputs": ("Layout", "encode_output"),
     "admmcheck.audit.sampling": ("Source", "sample_generator"),
+    "admmcheck.audit.settings": ("AuditSettings",),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

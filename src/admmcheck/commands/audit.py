@@ -79,9 +79,8 @@ class ReferenceAuditConfig(ProblemSetting):
     @classmethod
     def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
         """Which mechanisms read ``theta``, ``gamma`` and ``epsilon`` (from their registry entries)."""
-        return ProblemSetting.ONLY_FOR | {
-            name: ("mechanism", tuple(m for m in consensus_mechanisms() if name in REGISTRY[m].parameters))
-            for name in ("theta", "gamma", "epsilon")}
+        return ProblemSetting.ONLY_FOR | REGISTRY.readers("mechanism", consensus_mechanisms(),
+                                                          ("theta", "gamma", "epsilon"))
 
     def __post_init__(self) -> None:
         super().__post_init__()

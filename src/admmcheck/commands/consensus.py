@@ -43,7 +43,8 @@ class RunConfig(ProblemSetting):
 
     ``eta`` and ``growth`` are one value or one per node: for ``madmm`` the penalty is
     eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta. ``alpha``
-    is the noise parameter of the private mechanisms (one value or one per node; inf: no noise).
+    is the noise schedule alpha_i(t) of the private mechanisms (a number, one per node or a formula;
+    inf: no noise).
     """
 
     algorithm: str = "admm"
@@ -52,16 +53,15 @@ class RunConfig(ProblemSetting):
     theta: float = 0.5
     growth: tuple[float, ...] = (1.0,)
     gamma: float = 0.5
-    alpha: tuple[float, ...] = (5.0,)
+    alpha: ScheduleLike = 5.0
 
     FLAG_NAMES: ClassVar[dict[str, str]] = {"algorithm": "ALGO"}
 
     @classmethod
     def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
         """Which algorithms read ``theta``, ``growth``, ``gamma`` and ``alpha`` (their registry entries)."""
-        return ProblemSetting.ONLY_FOR | {
-            name: ("algorithm", tuple(a for a in consensus_algorithms() if name in REGISTRY[a].parameters))
-            for name in ("theta", "growth", "gamma", "alpha")}
+        return ProblemSetting.ONLY_FOR | REGISTRY.readers("algorithm", consensus_algorithms(),
+                                                          ("theta", "growth", "gamma", "alpha"))
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -69,7 +69,7 @@ class RunConfig(ProblemSetting):
         if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
             raise InvalidConfiguration(
                 f"{self.algorithm} takes one eta and no growth (per-node schedules are madmm's)", parameter="eta")
-        for name in ("eta", "growth", "alpha"):
+        for name in ("eta", "growth"):
             values = getattr(self, name)
             if len(values) not in (1, self.nodes):
                 raise InvalidConfiguration(
@@ -168,9 +168,7 @@ class BoundConfig(ProblemSetting):
     @classmethod
     def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
         """Which mechanisms read ``eta`` and ``theta`` (their registry entries)."""
-        return ProblemSetting.ONLY_FOR | {
-            name: ("mechanism", tuple(m for m in bound_mechanisms() if name in REGISTRY[m].parameters))
-            for name in ("eta", "theta")}
+        return ProblemSetting.ONLY_FOR | REGISTRY.readers("mechanism", bound_mechanisms(), ("eta", "theta"))
 
     def __post_init__(self) -> None:
         super().__post_init__()

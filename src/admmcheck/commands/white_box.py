@@ -17,8 +17,7 @@ import numpy as np
 
 from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
 from admmcheck.audit.loss_profile import loss_distribution, plot_loss_distribution
-from admmcheck.mechanisms.privacy_loss import privacy_loss
-from admmcheck.mechanisms.worst_case import worst_case
+from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
 
 #: Losses above beta * (1 + RELATIVE_TOL) + ABSOLUTE_TOL exceed the claim.
@@ -44,6 +43,10 @@ def exceeds(value: float, beta: float) -> bool:
 def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress: bool = False) -> dict[str, object]:
     """The ``white_box`` object of the audit report (see the module docstring)."""
     claim, bound, mechanism, pair = reference_claim(config)
+    spec = config.spec
+    if spec.exact_loss is None:
+        raise InvalidConfiguration(f"{config.mechanism} has no exact loss registered: its white box cannot run; "
+                                   "audit it as a black box", parameter="mechanism")
     d0, d1 = pair.d0, pair.d1
     seeds = np.random.SeedSequence([config.seed, 0x5EED]).spawn(white.samples)
     budget = Budget(show_progress=progress)
@@ -52,7 +55,7 @@ def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress:
                               total=-(-white.samples // BLOCK)):
         block = seeds[start:start + BLOCK]
         primal = mechanism.batch_run(d0, block).primal
-        loss = privacy_loss(mechanism, d0, d1, primal)
+        loss = spec.exact_loss(mechanism, d0, d1, primal)
         losses.append(loss.total)
         steps.append(loss.per_step.sum(axis=2))
         if loss.even_step_error is not None:
@@ -81,8 +84,10 @@ def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress:
     report["worst_case"] = {"value": summary.maximum, "where": f"sampled transcript {worst_index} (the neighbour "
                             "pair above; argmax_evidence)", "searched": False, "ratio": summary.maximum / beta,
                             "exceeds_beta": exceeds(summary.maximum, beta)}
-    if white.search:
-        worst = worst_case(mechanism, d0, records=white.records, seed=config.seed)
+    if white.search and spec.worst_case is None:
+        report["worst_case"]["note"] = f"{config.mechanism} has no worst-case search registered: the sampled maximum"
+    elif white.search:
+        worst = spec.worst_case(mechanism, d0, records=white.records, seed=config.seed)
         report["worst_case"] = worst.as_dict() | {"searched": True, "ratio": worst.value / beta,
                                                   "exceeds_beta": exceeds(worst.value, beta)}
         if exceeds(worst.value, beta):

@@ -76,13 +76,15 @@ class PrivacyLoss:
 
 
 def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: ConsensusProblem,
-                 transcript: np.ndarray, every_node: bool = False) -> PrivacyLoss:
+                 transcript: np.ndarray, every_node: bool = False, kind: str | None = None) -> PrivacyLoss:
     """L(o) = ln p(o | d0) − ln p(o | d1) for each transcript o (see the module docstring).
 
     ``transcript`` is (trials, T+1, N, d) — ``Run.primal`` of ``mechanism`` — or one
     (T+1, N, d) transcript. d0 and d1 must have the mechanism's node count and dimension.
     Only the nodes whose data differ are evaluated unless ``every_node`` (the others recover
     the same noise under both datasets; the tests evaluate them to show they give zero).
+    ``kind`` is the loss of :data:`LOSSES` to use (default: the mechanism's name): a registered
+    variant with the noise law and release of PVP, say, passes ``kind="pvp"``.
     """
     transcript = np.asarray(transcript, dtype=np.float64)
     if transcript.ndim == 3:
@@ -100,8 +102,11 @@ def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: Consen
     if every_node or len(nodes) == 0:
         nodes = np.arange(network.nodes)
     parameters = mechanism.arguments
-    loss = {"pp": _pp_loss, "dvp": _pp_loss, "private-radmm": _radmm_loss, "pvp": _pvp_loss}[mechanism.name]
-    return loss(mechanism, parameters, d0, d1, transcript, nodes)
+    kind = mechanism.name if kind is None else kind
+    if kind not in LOSSES:
+        raise InvalidConfiguration(f"kind={kind!r}: no exact loss of that name; choose one of {', '.join(LOSSES)}",
+                                   parameter="kind")
+    return LOSSES[kind](mechanism, parameters, d0, d1, transcript, nodes)
 
 
 def changed_nodes(d0: ConsensusProblem, d1: ConsensusProblem) -> np.ndarray:
@@ -205,3 +210,7 @@ def _pvp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
                                                       released[:, nodes] - minimisers[1])
         lam = admm_dual_step(network, lam, released, eta)  # (9) with the broadcast values
     return PrivacyLoss(noise_term.copy(), noise_term, np.zeros_like(noise_term))
+
+
+#: The exact losses by the release and noise law they invert: PP and DVP (58), private R-ADMM (28)-(29), PVP.
+LOSSES = {"pp": _pp_loss, "dvp": _pp_loss, "private-radmm": _radmm_loss, "pvp": _pvp_loss}

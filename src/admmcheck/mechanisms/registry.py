@@ -102,12 +102,19 @@ class Registry(Mapping[str, AlgorithmSpec]):
         self._specs[spec.name] = spec
         return spec
 
+    def unregister(self, name: str) -> AlgorithmSpec:
+        """Remove ``name`` (a test's or a notebook's own variant) and return its spec."""
+        return self._specs.pop(self[name].name)
+
     def __getitem__(self, name: str) -> AlgorithmSpec:
         try:
             return self._specs[name]
         except KeyError:
             raise InvalidConfiguration(f"unknown algorithm or mechanism {name!r}; choose one of "
                                        f"{', '.join(self._specs)}") from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._specs)
@@ -122,6 +129,14 @@ class Registry(Mapping[str, AlgorithmSpec]):
                      if (family is None or spec.family == family) and (private is None or spec.private == private)
                      and all(getattr(spec, key, None) == value for key, value in having.items()))
 
+    def readers(self, selector: str, names: tuple[str, ...], parameters: tuple[str, ...]
+                ) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """For each of ``parameters``, ``(selector, the names that read it)``: the ``only_for`` of a
+        configuration whose ``selector`` field picks one of ``names`` (see
+        :func:`admmcheck.validation.config_from_flags`)."""
+        return {parameter: (selector, tuple(name for name in names if parameter in self[name].parameters))
+                for parameter in parameters}
+
     def mechanism(self, name: str) -> MechanismSpec:
         """The private mechanism ``name``; refuses a non-private algorithm with the names that are private."""
         spec = self[name]
@@ -135,9 +150,15 @@ REGISTRY = Registry()
 register = REGISTRY.register
 
 
+def _one(values: object) -> object:
+    """A per-node tuple of one value as that value (one eta for every node)."""
+    return values[0] if isinstance(values, tuple) and len(values) == 1 else values
+
+
 def constant_eta(eta: object, iterations: int, nodes: int, mechanism: str) -> float:
-    """``eta`` as one number, refusing a schedule that varies (R-ADMM and PVP have a fixed eta)."""
-    table = schedule_table("eta", eta, iterations, nodes)
+    """``eta`` (a number, one per node, a schedule) as one number, refusing one that varies (R-ADMM and
+    PVP have a fixed eta)."""
+    table = schedule_table("eta", _one(eta), iterations, nodes)
     if not np.all(table == table[0, 0]):
         raise InvalidConfiguration(f"eta={eta!r}: {mechanism} takes one constant eta (its algorithm has a fixed "
                                    "eta)", parameter="eta")
@@ -165,11 +186,6 @@ def warn_outside_theorem_31(setting: Any) -> None:
             f"M-ADMM runs outside Theorem 3.1: growth q_i = {min(growth):g} < 1 makes eta_i(t) decrease "
             "(the theorem needs eta_i(t+1) >= eta_i(t)) and eventually fall below theta; "
             "convergence is not guaranteed"), stacklevel=3)
-
-
-def _one(values: object) -> object:
-    """A per-node tuple of one value as that value (one eta for every node)."""
-    return values[0] if isinstance(values, tuple) and len(values) == 1 else values
 
 
 register(AlgorithmSpec("admm", "consensus", "decentralized ADMM (M-ADMM paper (7)-(8))", run_admm, ("eta",),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from admmcheck.convergence import (
     GAP_TOLERANCE,
@@ -68,9 +68,16 @@ def _timed(report: Report, make: Callable[[], Verdict]) -> Verdict:
     return verdict
 
 
+PARTS = ("convergence", "privacy", "conditions", "sharing", "dpsda", "attack", "experiments")
+
+
 def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[[str], None] | None = None,
-            command_line: str = "") -> Report:
-    """Run every check of the profile (see the module docstring)."""
+            command_line: str = "", parts: Sequence[str] = PARTS) -> Report:
+    """Run every check of the profile (see the module docstring), or only those of ``parts``
+    (names of :data:`PARTS`; "privacy" checks every mechanism registered with ``report=True``)."""
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        raise InvalidConfiguration(f"parts={unknown!r}: choose among {', '.join(PARTS)}", parameter="parts")
     if isinstance(profile, str):
         if profile not in PROFILES:
             raise InvalidConfiguration(f"unknown profile {profile!r}; choose {' or '.join(PROFILES)}")
@@ -79,20 +86,19 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
     report = Report(profile.name, seed)
     report.reproducibility = {"versions": package_versions(), "seed": seed, "profile": vars(profile),
                               "command_line": command_line}
-    say("convergence against CVXPY")
-    _convergence(report, profile)
-    say("privacy of the reference mechanisms (bounds, white box, black box)")
-    _reference_privacy(report, profile, seed)
-    say("exact convergence conditions")
-    _conditions(report)
-    say("ADMM sharing")
-    _sharing(report, profile, seed)
-    say("DPSDA")
-    _dpsda(report, profile, seed)
-    say("KKT attack")
-    _attack(report, profile, seed)
-    say("the papers' accuracy/privacy experiments")
-    _experiments(report, profile, seed)
+    steps = {"convergence": ("convergence against CVXPY", lambda: _convergence(report, profile)),
+             "privacy": ("privacy of the reference mechanisms (bounds, white box, black box)",
+                         lambda: _reference_privacy(report, profile, seed)),
+             "conditions": ("exact convergence conditions", lambda: _conditions(report)),
+             "sharing": ("ADMM sharing", lambda: _sharing(report, profile, seed)),
+             "dpsda": ("DPSDA", lambda: _dpsda(report, profile, seed)),
+             "attack": ("KKT attack", lambda: _attack(report, profile, seed)),
+             "experiments": ("the papers' accuracy/privacy experiments", lambda: _experiments(report, profile, seed))}
+    for part in PARTS:
+        if part in parts:
+            message, run = steps[part]
+            say(message)
+            run()
     return report
 
 

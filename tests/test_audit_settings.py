@@ -1,0 +1,70 @@
+"""One AuditSettings, validated in one place, for every audit (issue 28)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.audit.settings import FIELDS, MIN_SAMPLES, AuditSettings
+from admmcheck.cli import main
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.registry import REGISTRY
+
+MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
+
+
+@pytest.mark.parametrize("changes, parameter", [
+    ({"samples": MIN_SAMPLES - 1}, "samples"), ({"samples": 2.5e3}, "samples"), ({"samples": True}, "samples"),
+    ({"confidence": 1.0}, "confidence"), ({"confidence": 0.4}, "confidence"), ({"seed": -1}, "seed"),
+    ({"workers": 0}, "workers"), ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"),
+    ({"max_time": -1.0}, "max_time"), ({"randomness": "sometimes"}, "randomness"),
+])
+def test_every_bad_setting_is_refused_naming_the_parameter_not_a_flag(changes, parameter):
+    with pytest.raises(InvalidConfiguration) as error:
+        AuditSettings(**changes)
+    assert error.value.parameter == parameter and str(error.value).startswith(parameter + "=")
+    assert "--" not in str(error.value)
+
+
+def test_but_changes_and_validates_again_and_refuses_what_is_not_a_setting():
+    settings = AuditSettings(samples=1_000)
+    assert settings.but(seed=4) == AuditSettings(samples=1_000, seed=4)
+    with pytest.raises(InvalidConfiguration, match="samples=10 must be an integer >= 200"):
+        settings.but(samples=10)
+    with pytest.raises(InvalidConfiguration, match="nodes: not an audit setting"):
+        settings.but(nodes=3)
+    assert FIELDS[0] == "samples" and "exceptions_are_outputs" in FIELDS
+
+
+def test_audit_keywords_are_settings_and_give_the_same_audit():
+    claim = PrivacyClaim(1.0)
+    by_settings = audit(Source(f"{MECHANISMS}:laplace"), Source(f"{MECHANISMS}:scalar_pair"), claim,
+                        AuditSettings(samples=1_000, seed=7, workers=1))
+    by_keywords = audit(Source(f"{MECHANISMS}:laplace"), Source(f"{MECHANISMS}:scalar_pair"), claim,
+                        samples=1_000, seed=7, workers=1)
+    assert by_settings.epsilon_lower_bound == by_keywords.epsilon_lower_bound
+    assert by_settings.as_dict()["p_d0"] == by_keywords.as_dict()["p_d0"] and by_settings.seed == 7
+    with pytest.raises(InvalidConfiguration, match="samples=50"):
+        audit(Source(f"{MECHANISMS}:laplace"), Source(f"{MECHANISMS}:scalar_pair"), claim, samples=50)
+
+
+def test_each_registered_mechanism_has_its_default_audit_settings():
+    assert REGISTRY.mechanism("pp").audit == AuditSettings(samples=20_000, timeout=60.0, randomness="seeded")
+    assert REGISTRY.mechanism("dp-sharing").audit.samples == 5_000
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["audit", "code", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--samples", "10"],
+     "--samples 10 must be an integer >= 200"),
+    (["audit", "pp", "--confidence", "1"], "--confidence 1.0 must lie in [0.5, 1)"),
+    (["audit", "dp-sharing", "--max-time", "0"], "--max-time 0.0 must be a positive number of seconds"),
+    (["audit", "dpsda-c", "--workers", "0"], "--workers 0 must be an integer >= 1"),
+])
+def test_the_cli_says_the_same_mistake_as_its_flag_on_every_audit(capsys, argv, said):
+    assert main(argv + ["--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"admmcheck: error: {said}\n"
+    assert json.loads(captured.out) == {"error": said, "kind": "error", "exit_status": 2}

@@ -1,0 +1,119 @@
+"""The registry is the one home of every algorithm and mechanism (issue 28): the CLI, the commands
+and the report read it, and what it says about a mechanism is checked against independent values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admmcheck.cli import main
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.registry import REGISTRY, AlgorithmSpec, MechanismSpec, Registry, constant_eta
+from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
+
+
+MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
+
+
+def _run(capsys, *argv: str) -> dict:
+    assert main(["run", *argv, "--dataset", "synthetic", "--iterations", "15", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("private, plain", [
+    (["pp", "--alpha", "inf", "--eta", "0.5", "--theta", "0.5"], ["madmm", "--eta", "0.5", "--theta", "0.5"]),
+    (["pvp", "--alpha", "inf", "--eta", "0.5"], ["admm", "--eta", "0.5"]),
+    (["private-radmm", "--alpha", "inf", "--eta", "0.5", "--gamma", "0.3"], ["radmm", "--eta", "0.5", "--gamma", "0.3"]),
+])
+def test_run_runs_every_private_variant_and_without_noise_it_is_its_algorithm(capsys, private, plain):
+    # Alg. 1 with alpha = inf is M-ADMM, PVP without noise is ADMM (8)-(9), Alg. 2 without noise is Alg. 1
+    noiseless, reference = _run(capsys, *private), _run(capsys, *plain)
+    assert noiseless["algorithm"] == private[0]
+    assert np.allclose(noiseless["final_mean"], reference["final_mean"], rtol=0, atol=1e-12)
+
+
+def test_run_of_a_private_variant_with_noise_differs_and_is_reproducible(capsys):
+    first, again = _run(capsys, "dvp", "--alpha", "5"), _run(capsys, "dvp", "--alpha", "5")
+    plain = _run(capsys, "dvp", "--alpha", "inf")
+    assert first["final_mean"] == again["final_mean"] and first["final_mean"] != plain["final_mean"]
+
+
+def test_every_name_the_cli_offers_is_registered_once_with_its_family():
+    assert set(REGISTRY.names("consensus")) == {"admm", "admm-edge", "madmm", "radmm", "pp", "dvp", "pvp",
+                                                "private-radmm"}
+    assert REGISTRY.names(private=True) == ("pp", "dvp", "pvp", "private-radmm", "dp-sharing", "dpsda-c", "dpsda-ps")
+    assert REGISTRY.names("consensus", private=True, report=True) == ("pp", "dvp", "private-radmm")
+    for name in REGISTRY:
+        spec = REGISTRY[name]
+        assert spec.name == name and spec.family in ("consensus", "sharing", "online") and callable(spec.run)
+
+
+def test_a_registered_claim_is_the_theorem_it_names():
+    setting = BoundSetting(sizes=(40, 50, 60), degrees=(2, 2, 2), C=1.0, rho=1.0, max_feature_norm=1.0)
+
+    class Parameters:
+        eta, theta, alpha, gamma, nodes, iterations = 0.9, 0.6, 4.0, 0.2, 3, 6
+
+    pp = REGISTRY.mechanism("pp").claim(setting, Parameters, 6)
+    dvp = REGISTRY.mechanism("dvp").claim(setting, Parameters, 6)
+    radmm = REGISTRY.mechanism("private-radmm").claim(setting, Parameters, 6)
+    assert np.array_equal(pp.per_node, pp_bound(setting, 0.9, 4.0, 0.6, 6).per_node)
+    assert np.array_equal(dvp.per_node, pp_bound(setting, 0.6, 4.0, 0.6, 6).per_node)  # DVP: eta = theta
+    assert np.array_equal(radmm.per_node, radmm_bound(setting, 0.9, 4.0, 6).per_node)
+    # (26) by hand for node 0 of DVP: T * C (1.4 c1 + alpha) / (theta V_0 B_0)
+    assert dvp.per_node[0] == pytest.approx(6 * (1.4 * 0.25 + 4.0) / (0.6 * 2 * 40))
+    assert REGISTRY.mechanism("pvp").claim is None  # no theorem: an audit of PVP needs --epsilon
+
+
+def test_bound_takes_every_mechanism_with_a_theorem_and_the_old_name(capsys):
+    common = ["--dataset", "synthetic", "--nodes", "3", "--samples", "120", "--dim", "3", "--iterations", "4",
+              "--alpha", "5", "--json"]
+    assert main(["bound", "dvp", "--theta", "1", *common]) == 0
+    dvp = json.loads(capsys.readouterr().out)
+    assert main(["bound", "pp", "--eta", "1", "--theta", "1", *common]) == 0
+    assert json.loads(capsys.readouterr().out)["beta"] == dvp["beta"]
+    assert main(["bound", "radmm", "--eta", "1", *common]) == 0  # the old name of private-radmm
+    old = json.loads(capsys.readouterr().out)
+    assert main(["bound", "private-radmm", "--eta", "1", *common]) == 0
+    assert json.loads(capsys.readouterr().out)["beta"] == old["beta"] and old["mechanism"] == "private-radmm"
+    assert main(["bound", "dvp", "--eta", "1", *common]) == 2  # dvp has no eta of its own
+    assert "--eta does not apply to dvp" in capsys.readouterr().err
+
+
+def test_a_registry_refuses_what_it_cannot_hold():
+    registry = Registry()
+    spec = AlgorithmSpec("mine", "consensus", "mine", run=lambda *a, **k: None)
+    registry.register(spec)
+    with pytest.raises(InvalidConfiguration, match="registered already"):
+        registry.register(spec)
+    assert registry.register(spec, replace=True) is spec
+    with pytest.raises(InvalidConfiguration, match="unknown algorithm or mechanism 'other'; choose one of mine"):
+        registry["other"]
+    with pytest.raises(InvalidConfiguration, match="mine is not private"):
+        registry.mechanism("mine")
+    with pytest.raises(InvalidConfiguration, match="family='grid'"):
+        AlgorithmSpec("x", "grid", "x", run=print)
+    assert "mine" in registry and "other" not in registry and registry.unregister("mine") is spec and not registry
+    with pytest.raises(InvalidConfiguration, match="audited by its own command"):
+        MechanismSpec("x", "sharing", "x", run=print).mechanism(None, 1, None)
+
+
+def test_constant_eta_takes_one_value_and_refuses_a_varying_schedule():
+    assert constant_eta((0.7,), 4, 3, "pvp") == constant_eta(0.7, 4, 3, "pvp") == 0.7
+    with pytest.raises(InvalidConfiguration, match="pvp takes one constant eta") as error:
+        constant_eta((0.5, 0.6, 0.7), 4, 3, "pvp")
+    assert error.value.parameter == "eta"
+
+
+def test_the_old_spelling_of_a_third_party_audit_still_runs_and_says_the_new_one(capsys):
+    args = ["--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair", "--epsilon", "1",
+            "--samples", "1000", "--workers", "1", "--seed", "3", "--json"]
+    assert main(["audit", *args]) == 0
+    old = capsys.readouterr()
+    assert "is now spelled 'admmcheck audit code --mechanism" in old.err
+    assert main(["audit", "code", *args]) == 0
+    new = capsys.readouterr()
+    assert new.err == "" and json.loads(old.out)["epsilon_lower_bound"] == json.loads(new.out)["epsilon_lower_bound"]
