@@ -68,3 +68,32 @@ def test_many_valued_discrete_outputs_also_get_learned_scores():
     learned = max(expected_bound(e) for e in events if e.family == "projection")
     values = max(expected_bound(e) for e in events if e.family == "values")
     assert learned > values
+
+
+def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(tmp_path, monkeypatch):
+    from dataclasses import replace
+    from pathlib import Path
+
+    from admmcheck.audit import PrivacyClaim, Source, audit
+    from admmcheck.audit import events
+
+    assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
+                                                 "classifier", "coordinate"]
+    assert events.identity() == ",".join(f"{f.name}:1" for f in events.FAMILIES)
+    with pytest.raises(ValueError, match="registered already"):
+        events.register_family(events.FAMILIES[0])
+    mechanisms = str(Path(__file__).resolve().parent / "mechanisms.py")
+    checkpoint = str(tmp_path / "families.sqlite")
+
+    def run():
+        return audit(Source(f"{mechanisms}:laplace"), Source(f"{mechanisms}:scalar_pair"), PrivacyClaim(1.0),
+                     samples=1_000, seed=2, workers=1, checkpoint=checkpoint)
+
+    first = run()
+    assert run().epsilon_lower_bound == first.epsilon_lower_bound  # the same families: the counts are reused
+    changed = list(events.FAMILIES)
+    changed[2] = replace(changed[2], version=2)  # as if the support family's events had changed
+    monkeypatch.setattr(events, "FAMILIES", changed)
+    assert "support:2" in events.identity()
+    with pytest.raises(Exception, match="belongs to another audit"):
+        run()

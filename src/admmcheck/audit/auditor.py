@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 from admmcheck.audit.checkpoint import Checkpoint
 from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound
+from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
                                     histogram_edges)
 from admmcheck.audit.outputs import Block, Encoding, Layout
@@ -168,7 +169,7 @@ def audit(
                 "samples": samples, "epsilon": claim.epsilon, "delta": claim.delta, "confidence": confidence,
                 "block_size": block_size, "selection": selection, "output_size": k,
                 "exceptions_are_outputs": exceptions_are_outputs,
-                "version": 3,  # stored bounding counts belong to the events this code chooses: bump when that changes
+                "events": event_families(),  # stored counts belong to the events these families choose
             })
             drawn_as = _resumed_randomness(store, drawn_as)
         try:

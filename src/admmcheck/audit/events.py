@@ -377,27 +377,84 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     return chosen[:most]
 
 
+@dataclass(frozen=True, eq=False)
+class Selection:
+    """The selection split as a family sees it: samples ``s0``, ``s1`` (rows of numbers), their
+    ``layout``, the planned ``sizes``, the ``seed``, the ``kinds`` labelling leading indicator
+    columns, and ``discrete`` (the distinct rows and their indices, or None: :func:`_discrete`)."""
+
+    s0: np.ndarray
+    s1: np.ndarray
+    layout: Layout
+    sizes: SelectionSizes
+    seed: int
+    kinds: list[str]
+    discrete: tuple[np.ndarray, np.ndarray] | None
+
+    @property
+    def continuous(self) -> bool:
+        """True when the learned families apply: not discrete, or too many values to estimate each ratio."""
+        return self.discrete is None or len(self.discrete[0]) > MANY_VALUES
+
+
+@dataclass(frozen=True)
+class Family:
+    """One registered family of candidate events: ``events(selection)`` proposes them (an empty list
+    where the family does not apply). ``version`` changes whenever the events it proposes change,
+    so that a checkpoint's stored counts are never reused for other events (:func:`identity`)."""
+
+    name: str
+    version: int
+    events: Callable[[Selection], list[Event]]
+
+
+FAMILIES: list[Family] = []
+
+
+def register_family(family: Family, before: str | None = None) -> Family:
+    """Add ``family`` (at the end, or just before the family named ``before``); refuses a name twice."""
+    if any(f.name == family.name for f in FAMILIES):
+        raise ValueError(f"an event family named {family.name!r} is registered already")
+    at = next((i for i, f in enumerate(FAMILIES) if f.name == before), len(FAMILIES))
+    FAMILIES.insert(at, family)
+    return family
+
+
+def identity() -> str:
+    """The registered families and their versions, in order: part of a checkpoint's identity."""
+    return ",".join(f"{f.name}:{f.version}" for f in FAMILIES)
+
+
+def _mixed_family(selection: Selection) -> list[Event]:
+    if selection.discrete is not None or not selection.continuous:
+        return []
+    mixed = MixedCoordinates.fit(selection.s0, selection.s1)
+    return [] if mixed is None else _mixed_events(selection.s0, selection.s1, mixed, selection.sizes)
+
+
+def _coordinate_family(selection: Selection) -> list[Event]:
+    s0, s1, layout = selection.s0, selection.s1, selection.layout
+    return [_threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, selection.sizes)
+            for j in _coordinates(s0, s1, layout)]
+
+
+# The structure family first: among events predicted equal, a difference of kind is the plainest evidence.
+register_family(Family("structure", 1, lambda c: _structure_events(c.s0, c.s1, c.kinds, c.sizes) if c.kinds else []))
+register_family(Family("values", 1, lambda c: [] if c.discrete is None else _value_events(c.s0, c.s1, *c.discrete,
+                                                                                        c.sizes)))
+register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.sizes)))
+register_family(Family("projection", 1, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
+register_family(Family("mixed", 1, _mixed_family))
+register_family(Family("classifier", 1, lambda c: _classifier_events(c.s0, c.s1, c.sizes, c.seed)
+                       if c.continuous else []))
+register_family(Family("coordinate", 1, _coordinate_family))
+
+
 def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int,
               kinds: list[str]) -> dict[str, list[Event]]:
-    """Candidate events of every family that applies to these samples, by family (the structure family
-    first: among events predicted equal, a difference of kind is the plainest evidence)."""
-    families: dict[str, list[Event]] = {}
-    if kinds:
-        families["structure"] = _structure_events(s0, s1, kinds, sizes)
-    discrete = _discrete(s0, s1)
-    if discrete is not None:
-        families["values"] = _value_events(s0, s1, *discrete, sizes)
-    families["support"] = _support_events(s0, s1, sizes)
-    if discrete is None or len(discrete[0]) > MANY_VALUES:  # too many values to estimate each one's ratio well
-        families["projection"] = _linear_events(s0, s1, sizes, seed)
-        mixed = MixedCoordinates.fit(s0, s1) if discrete is None else None
-        if mixed is not None:
-            families["mixed"] = _mixed_events(s0, s1, mixed, sizes)
-        families["classifier"] = _classifier_events(s0, s1, sizes, seed)
-    families["coordinate"] = [
-        _threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, sizes)
-        for j in _coordinates(s0, s1, layout)
-    ]
+    """Candidate events of every registered family that applies to these samples, by family."""
+    selection = Selection(s0, s1, layout, sizes, seed, kinds, _discrete(s0, s1))
+    families = {family.name: family.events(selection) for family in FAMILIES}
     return {name: events for name, events in families.items() if events}
 
 
