@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from admmcheck import strategies
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.strategies import (
     graph_sequences,
@@ -236,3 +237,47 @@ def test_the_connectivity_check_used_above_tells_connected_from_not():
     two_parts = np.zeros((4, 4), dtype=bool)
     two_parts[0, 1] = two_parts[1, 0] = two_parts[2, 3] = two_parts[3, 2] = True
     assert not all_reachable(two_parts)
+
+
+# ---- mechanisms with their neighbours (issue 28) ----------------------------------------------------
+
+@settings(max_examples=10, deadline=None)
+@given(config=strategies.mechanism_audits(samples=1_000, workers=1))
+def test_mechanism_audits_draw_a_registered_mechanism_whose_pair_changes_one_record(config):
+    from admmcheck.commands.audit import consensus_mechanisms, reference_claim
+
+    assert config.mechanism in consensus_mechanisms() and config.settings.seed == config.seed
+    claim, _, mechanism, pair = reference_claim(config)
+    changed = [(i, n) for i in range(pair.d0.nodes) for n in range(pair.d0.sizes[i])
+               if pair.d0.labels[i][n] != pair.d1.labels[i][n]
+               or np.any(pair.d0.features[i][n] != pair.d1.features[i][n])]
+    assert changed == [(0, 0)] and claim.epsilon > 0 and mechanism.run is config.spec.run
+
+
+def test_mechanism_audits_refuse_an_unregistered_name():
+    with pytest.raises(InvalidConfiguration, match="choose among the registered consensus mechanisms"):
+        strategies.mechanism_audits(mechanisms=["sharing"])
+    with pytest.raises(InvalidConfiguration, match="max_nodes"):
+        strategies.mechanism_audits(max_nodes=2)
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_sharing_neighbour_pairs_change_one_party_block_and_keep_unit_rows(data):
+    problem = data.draw(strategies.sharing_problems(min_parties=1, max_parties=3, normalise_rows=True))
+    d0, d1 = data.draw(strategies.sharing_neighbour_pairs(problem))
+    different = [m for m in range(problem.parties) if np.any(d0.parts[m] != d1.parts[m])]
+    assert len(different) == 1 and np.array_equal(d0.labels, d1.labels)
+    assert np.allclose(np.linalg.norm(d1.parts[different[0]], axis=1), 1.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_online_neighbour_pairs_change_one_round(data):
+    problem = data.draw(strategies.online_problems(3, rounds=6))
+    f0, f1 = data.draw(strategies.online_neighbour_pairs(problem))
+    rounds = [t for t in range(problem.rounds) if np.any(f0.targets[t] != f1.targets[t])
+              or np.any(f0.features[t] != f1.features[t])]
+    assert len(rounds) <= 1 and np.array_equal(f0.features, f1.features)
+    if rounds:
+        assert np.array_equal(f1.targets[rounds[0]], -f0.targets[rounds[0]])

@@ -327,3 +327,66 @@ def graph_sequences_and_online_problems(
     return st.integers(min_nodes, max_nodes).flatmap(
         lambda n: st.tuples(_graph_sequences(n, rounds, directed, weights, 1, max_window, extra),
                             _online_problems(n, rounds, 1, max_block, losses, batch, radius)))
+
+
+# ---- private mechanisms with their neighbours ------------------------------------------------------
+
+def mechanism_audits(mechanisms: Sequence[str] | None = None, max_nodes: int = 4, max_iterations: int = 3,
+                     max_dim: int = 2, samples: int = 4_000, workers: int | None = 2) -> st.SearchStrategy:
+    """Audits of registered consensus mechanisms on small settings: a
+    :class:`~admmcheck.commands.audit.ReferenceAuditConfig` (mechanism, 3..``max_nodes`` nodes,
+    1..``max_iterations`` steps, dimension 1..``max_dim``, alpha, replace-one neighbour kind, seed)
+    whose :func:`~admmcheck.commands.audit.reference_claim` gives the claim, the mechanism and its
+    neighbour pair. ``mechanisms`` defaults to every registered private consensus mechanism; one
+    without a theorem is audited against epsilon = 1."""
+    from admmcheck.commands.audit import consensus_mechanisms
+
+    names = tuple(mechanisms) if mechanisms is not None else consensus_mechanisms()
+    unknown = [name for name in names if name not in consensus_mechanisms()]
+    if unknown or not names:
+        raise InvalidConfiguration(f"mechanism_audits(mechanisms={list(names)!r}): choose among the registered "
+                                   f"consensus mechanisms {', '.join(consensus_mechanisms())}")
+    _whole("mechanism_audits", "max_nodes", max_nodes, 3)
+    _whole("mechanism_audits", "max_iterations", max_iterations, 1)
+    _whole("mechanism_audits", "max_dim", max_dim, 1)
+    return _mechanism_audits(names, max_nodes, max_iterations, max_dim, samples, workers)
+
+
+@st.composite
+def _mechanism_audits(draw: st.DrawFn, names: tuple[str, ...], max_nodes: int, max_iterations: int, max_dim: int,
+                      samples: int, workers: int | None):
+    from admmcheck.commands.audit import ReferenceAuditConfig
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    name = draw(st.sampled_from(names))
+    seed = draw(st.integers(0, 1000))
+    spec = REGISTRY.mechanism(name)
+    return ReferenceAuditConfig(
+        mechanism=name, dataset="synthetic", samples=30, nodes=draw(st.integers(3, max_nodes)),
+        iterations=draw(st.integers(1, max_iterations)), dim=draw(st.integers(1, max_dim)),
+        alpha=draw(st.sampled_from([2.0, 5.0, 20.0])), neighbours=draw(st.sampled_from(spec.neighbour_kinds)),
+        seed=seed, epsilon=1.0 if spec.claim is None else None,
+        settings=spec.audit.but(samples=samples, workers=workers, seed=seed))
+
+
+@st.composite
+def sharing_neighbour_pairs(draw: st.DrawFn, problem):
+    """(D, D′) of DP sharing's Definition 2 for a :class:`~admmcheck.problems.sharing.SharingProblem`
+    with unit rows: row or column change of a drawn party and row
+    (:func:`admmcheck.mechanisms.sharing.replace_one_row`; a row change needs 2 columns)."""
+    from admmcheck.mechanisms.sharing import replace_one_row
+
+    party = draw(st.integers(0, problem.parties - 1))
+    kinds = ["column"] + (["row"] if problem.parts[party].shape[1] >= 2 else [])
+    return replace_one_row(problem, party, draw(st.integers(0, problem.samples - 1)), draw(st.sampled_from(kinds)))
+
+
+@st.composite
+def online_neighbour_pairs(draw: st.DrawFn, problem):
+    """(F, F′) of DPSDA's Definition 1 for an :class:`~admmcheck.problems.online.OnlineProblem`: the
+    function of one drawn round replaced by its target negated (b → −b)
+    (:func:`admmcheck.mechanisms.dpsda.change_one_round`)."""
+    from admmcheck.mechanisms.dpsda import change_one_round
+
+    t0 = draw(st.integers(1, problem.rounds))
+    return change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
