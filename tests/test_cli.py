@@ -262,3 +262,14 @@ def test_benchmarks_leave_the_recorded_results_alone(tmp_path):
     assert recorded.read_bytes() == before
     assert json.loads((copy / "out" / "pp_batch.json").read_text())["setting"]["trials"] == 3
     assert "/benchmarks/out/" in (root / ".gitignore").read_text().splitlines()
+
+
+def test_a_reader_that_stops_early_is_not_an_error_of_ours():
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-m", "admmcheck", "run", "admm", "--dataset", "synthetic",
+                                "--iterations", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader is gone before the first line, as `| head -0` would be: every write fails
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and "error" not in stderr, stderr

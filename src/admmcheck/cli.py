@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
@@ -790,6 +791,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("admmcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader closed stdout early (admmcheck run ... | head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+        return EXIT_OK
     except Exception as exc:  # a bug: never a bare traceback unless asked for
         if args.debug:
             traceback.print_exc()

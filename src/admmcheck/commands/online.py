@@ -18,7 +18,7 @@ from admmcheck.problems.online import online_linear_regression
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int
 
-DPSDA_ALGORITHMS = ("dpsda-c", "dpsda-ps")
+DPSDA_ALGORITHMS = REGISTRY.names("online")  # dpsda-c, dpsda-ps
 
 
 @dataclass(frozen=True)

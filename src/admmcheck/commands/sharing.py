@@ -19,7 +19,7 @@ from admmcheck.problems.sharing import SharingProblem, split_columns
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int, real
 
-SHARING_ALGORITHMS = ("sharing", "dp-sharing")
+SHARING_ALGORITHMS = REGISTRY.names("sharing")  # sharing, dp-sharing
 
 
 @dataclass(frozen=True)
