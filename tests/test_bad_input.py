@@ -11,7 +11,15 @@ import sys
 
 import pytest
 
+from admmcheck.audit.contract import PrivacyClaim
+from admmcheck.audit.settings import AuditSettings
 from admmcheck.cli import EXIT_BUG, main
+from admmcheck.commands.audit import ReferenceAuditConfig
+from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
+from admmcheck.errors import AdmmcheckError
+from admmcheck.output import output_folder
+from admmcheck.privacy.sharing import sharing_bound
+from admmcheck.setting import ProblemSetting
 
 FAST = ["--iterations", "3"]
 
@@ -55,19 +63,21 @@ BAD_INPUTS = [
     (["conditions", "radmm", "--lipschitz", "sqrt(2)"], "not rational in general"),
     (["conditions", "radmm", "--lipschitz", "1/0"], "divides by zero"),
     # integers and ranges
-    (["run", "admm", "--seed", "-1"], "--seed=-1 must be a non-negative integer"),
-    (["run", "admm", "--nodes", "0"], "--nodes=0 must be a positive integer"),
-    (["run", "admm", "--iterations", "0"], "--iterations=0 must be a positive integer"),
+    (["run", "admm", "--seed", "-1"], "--seed -1 must be a non-negative integer"),
+    (["run", "admm", "--nodes", "0"], "--nodes 0 must be a positive integer"),
+    (["run", "admm", "--iterations", "0"], "--iterations 0 must be a positive integer"),
     (["run", "admm", "--iterations", "ten"], "invalid int value"),
     (["verify", "--iterations", "0"], "must be a positive integer"),
     (["experiment", "madmm-fig2", "--runs", "0"], "runs"),
-    (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--at", "0"], "--at=0"),
-    (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--horizon", "0"], "--horizon=0"),
+    (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--at", "0"],
+     "--at 0 must be a positive integer"),
+    (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--horizon", "0"],
+     "--horizon 0 must be a positive integer"),
     (["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/2"],
-     "m_i = 1/2 exceeds --lipschitz M_i = 1/4 at node 1"),
+     "--strong-convexity m_i = 1/2 exceeds lipschitz M_i = 1/4 at node 1"),
     (["conditions", "radmm", "--lipschitz", "1", "--max-time", "-1"], "--max-time"),
     (["run", "admm", "--C", "100"], "C = 100 exceeds B_0 = 50"),
-    (["run", "admm", "--C", "0"], "--C=0.0 must be finite and > 0"),
+    (["run", "admm", "--C", "0"], "--C 0.0 must be finite and > 0"),
     (["run", "radmm", "--gamma", "-1", *FAST], "--gamma -1.0 must be finite and >= 0"),
     (["run", "admm", "--nodes", "1000"], "fewer than nodes=1000"),
     (["bound", "pp", "--iterations", "100000000000"], "out of memory"),
@@ -139,6 +149,51 @@ def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message):
     errors = [line for line in captured.err.splitlines() if line.startswith(("admmcheck: error", "admmcheck ")) or
               ": error:" in line]
     assert len(errors) == 1  # one message (argparse adds its usage line above it)
+
+
+def _conditions(**changes):
+    return evaluate_conditions(ConditionsConfig(**{"theorem": "madmm", "lipschitz": ("1/4",)} | changes))
+
+
+def _sharing_bound(**changes):
+    return sharing_bound((66, 57), **{"rho": 1.0, "lam": 0.01, "c1": 1.0, "b1": 1.0, "epsilon": 1.0, "delta": 1e-5,
+                                      "iterations": 20, "delta_prime": 1e-5} | changes)
+
+
+# (a library call, the parameter its error names, the same mistake on the command line, what the CLI says)
+SAME_MISTAKE = [
+    (lambda files: ProblemSetting(nodes=0), "nodes", ["run", "admm", "--nodes", "0"],
+     "--nodes 0 must be a positive integer"),
+    (lambda files: ProblemSetting(C=0), "C", ["run", "admm", "--C", "0"], "--C 0.0 must be finite and > 0"),
+    (lambda files: AuditSettings(samples=10), "samples", ["audit", "pp", "--samples", "10"],
+     "--samples 10 must be an integer >= 200"),
+    (lambda files: ReferenceAuditConfig(samples=0), "samples", ["audit", "pp", "--rows", "0"],
+     "--rows 0 must be a positive integer"),
+    (lambda files: PrivacyClaim(-1.0), "epsilon",
+     ["audit", "code", "--mechanism", "m.py:m", "--neighbors", "m.py:n", "--epsilon", "-1"],
+     "--epsilon -1.0 must be a finite number >= 0"),
+    (lambda files: _sharing_bound(delta_prime=2.0), "delta_prime", ["bound", "sharing", "--delta-prime", "2"],
+     "--delta-prime 2.0 must lie in (0, 1)"),
+    (lambda files: _conditions(strong_convexity=("1/10",), theta="0"), "theta",
+     ["conditions", "madmm", "--lipschitz", "1/4", "--strong-convexity", "1/10", "--theta", "0"],
+     "--theta 0 must be > 0"),
+    (lambda files: _conditions(), "strong_convexity", ["conditions", "madmm", "--lipschitz", "1/4"],
+     "--strong-convexity is required for madmm"),
+    (lambda files: output_folder(files["a_file"], "out"), "out",
+     ["experiment", "madmm-fig2", *FAST, "--out", "{a_file}"], "--out {a_file} is a file, not a folder"),
+]
+
+
+@pytest.mark.parametrize("call, parameter, argv, message", SAME_MISTAKE, ids=[row[3][:40] for row in SAME_MISTAKE])
+def test_the_library_names_the_parameter_and_the_cli_the_flag(capsys, files, call, parameter, argv, message):
+    with pytest.raises(AdmmcheckError) as error:
+        call(files)
+    assert error.value.parameter == parameter
+    assert str(error.value).startswith((parameter + "=", parameter + " ")) and "--" not in str(error.value)
+    fill = lambda text: re.sub(r"\{([\w.]+)\}", lambda m: files[m.group(1)], text)  # noqa: E731
+    assert main([fill(arg) for arg in argv]) == 2
+    err = capsys.readouterr().err
+    assert f"admmcheck: error: {fill(message)}" in err and parameter + "=" not in err
 
 
 def test_the_issue_commands_do_not_execute_anything(tmp_path):

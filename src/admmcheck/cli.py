@@ -751,7 +751,8 @@ def _new_spelling(argv: list[str]) -> list[str]:
 
 
 #: Flags whose name is not the library parameter's with "--" and dashes.
-FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "changed_round": "--changed-round"}
+FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "changed_round": "--changed-round",
+           "widths": "--features"}
 
 
 def _in_flags(exc: AdmmcheckError) -> str:

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 
 class AdmmcheckError(Exception):
-    """Base class of every error admmcheck raises on purpose."""
+    """Base class of every error admmcheck raises on purpose.
+
+    ``parameter``, where given, is the name of the offending parameter as the library spells it,
+    and the message starts with it (``samples=10 must be ...``, ``out /tmp/x is a file, ...``), so
+    that a front end can say it in its own words (the CLI: ``--samples 10 must be ...``)."""
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.parameter = parameter
 
 
 class InvalidProblem(AdmmcheckError, ValueError):
@@ -24,15 +32,8 @@ class InvalidDataset(AdmmcheckError, ValueError):
 
 
 class InvalidConfiguration(AdmmcheckError, ValueError):
-    """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid.
-
-    ``parameter``, where given, is the name of the offending parameter as the library spells it,
-    and the message starts with it (``samples=10 must be ...``), so that a front end can say it
-    in its own words (the CLI: ``--samples 10 must be ...``)."""
-
-    def __init__(self, message: str, parameter: str | None = None) -> None:
-        super().__init__(message)
-        self.parameter = parameter
+    """Algorithm parameters (penalties, step sizes, iterations, seeds) are invalid; ``parameter``
+    (see :class:`AdmmcheckError`) names the offending one where there is one."""
 
 
 class InvalidFormula(InvalidConfiguration):

@@ -448,7 +448,7 @@ def save_experiment(experiment: Experiment, directory: str | Path) -> dict[str, 
     and ``NAME.png`` (L_mean with L_range bars, and P(t), per panel) into ``directory``."""
     import matplotlib.pyplot as plt
 
-    out = output_folder(directory, "--out")
+    out = output_folder(directory, "directory")
     paths = {kind: out / f"{experiment.name}.{kind}" for kind in ("json", "csv", "png")}
     write_text_atomic(paths["json"], to_json(experiment.summary() | {"curves": curves_document(experiment)}, indent=1))
     rows = io.StringIO()

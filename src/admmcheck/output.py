@@ -23,39 +23,52 @@ import numpy as np
 from admmcheck.errors import OutputError
 
 
-def _probe(folder: Path, flag: str) -> None:
+def _refuse(message: str, name: str) -> OutputError:
+    """The error for the path given as ``name``; ``message`` starts with ``name``."""
+    return OutputError(message, parameter=None if name.startswith("-") else name)
+
+
+def _probe(folder: Path, path: Path, name: str) -> None:
     """Create and remove a file in ``folder`` (permission checks alone are wrong for root)."""
     try:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".admmcheck-probe-"):
             pass
     except OSError as exc:
-        raise OutputError(f"{flag}: cannot write in {folder} ({exc.strerror or exc}); choose a writable place") from None
+        where = "there" if path == folder else f"in {folder}"
+        raise _refuse(f"{name} {path}: cannot write {where} ({exc.strerror or exc}); choose a writable place",
+                      name) from None
 
 
-def output_file(path: str | Path, flag: str) -> Path:
-    """``path`` as a Path after checking its folder exists and a file can be written there."""
+def output_file(path: str | Path, name: str) -> Path:
+    """``path`` as a Path after checking its folder exists and a file can be written there.
+
+    ``name`` is the parameter that gave ``path`` (``export_problem``); the errors start with it and
+    carry it as their ``parameter``, so the command line can say it as its flag."""
     target = Path(path)
     folder = target.parent
     if target.is_dir():
-        raise OutputError(f"{flag} {target} is a folder; give a file name, e.g. {target / 'problem.npz'}")
+        raise _refuse(f"{name} {target} is a folder; give a file name, e.g. {target / 'problem.npz'}", name)
     if not folder.exists():
-        raise OutputError(f"{flag} {target}: the folder {folder} does not exist; create it first or choose another path")
+        raise _refuse(f"{name} {target}: the folder {folder} does not exist; create it first or choose another path",
+                      name)
     if not folder.is_dir():
-        raise OutputError(f"{flag} {target}: {folder} is a file, not a folder; choose another path")
-    _probe(folder, flag)
+        raise _refuse(f"{name} {target}: {folder} is a file, not a folder; choose another path", name)
+    _probe(folder, target, name)
     return target
 
 
-def output_folder(path: str | Path, flag: str) -> Path:
-    """``path`` as a Path after creating it (with parents) and checking files can be written in it."""
+def output_folder(path: str | Path, name: str) -> Path:
+    """``path`` as a Path after creating it (with parents) and checking files can be written in it;
+    ``name`` as for :func:`output_file` (``out``)."""
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
-        raise OutputError(f"{flag} {folder} is a file, not a folder; choose another path")
+        raise _refuse(f"{name} {folder} is a file, not a folder; choose another path", name)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"{flag} {folder}: cannot create the folder ({exc.strerror or exc}); choose another path") from None
-    _probe(folder, flag)
+        raise _refuse(f"{name} {folder}: cannot create the folder ({exc.strerror or exc}); choose another path",
+                      name) from None
+    _probe(folder, folder, name)
     return folder
 
 

@@ -30,7 +30,8 @@ class Budget:
 
     def __post_init__(self) -> None:
         if self.seconds is not None and not (math.isfinite(self.seconds) and self.seconds > 0):
-            raise InvalidConfiguration(f"--max-time {self.seconds!r} must be a positive number of seconds")
+            raise InvalidConfiguration(f"seconds={self.seconds!r} must be a positive number of seconds",
+                                       parameter="seconds")
 
     def expired(self) -> bool:
         """True once the time is spent."""

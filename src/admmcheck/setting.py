@@ -38,11 +38,11 @@ class ProblemSetting:
 
     def __post_init__(self) -> None:
         one_of("graph", self.graph, GRAPH_KINDS)
-        non_negative_int("--seed", self.seed)
+        non_negative_int("seed", self.seed)
         for name in ("nodes", "iterations", "samples", "dim"):
-            positive_int(f"--{name}", getattr(self, name))
-        real("--C", self.C)
-        real("--rho", self.rho)
+            positive_int(name, getattr(self, name))
+        real("C", self.C)
+        real("rho", self.rho)
 
 
 SETTING_FIELDS = tuple(f.name for f in fields(ProblemSetting))

@@ -26,7 +26,7 @@ class Checkpoint:
     """An SQLite file of finished blocks for one audit configuration."""
 
     def __init__(self, path: str | Path, configuration: dict[str, object]) -> None:
-        self.path = output_file(path, "--checkpoint")
+        self.path = output_file(path, "checkpoint")
         try:
             self._db = sqlite3.connect(self.path)
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
@@ -34,7 +34,8 @@ class Checkpoint:
                              "data BLOB, PRIMARY KEY (phase, pair, side, block))")
             self._db.commit()
         except sqlite3.DatabaseError as exc:
-            raise OutputError(f"--checkpoint {self.path} is not an admmcheck checkpoint ({exc})") from None
+            raise OutputError(f"checkpoint {self.path} is not an admmcheck checkpoint ({exc})",
+                              parameter="checkpoint") from None
         text = json.dumps(configuration, sort_keys=True)
         stored = self._db.execute("SELECT value FROM meta WHERE key = 'configuration'").fetchone()
         if stored is None:
@@ -42,8 +43,8 @@ class Checkpoint:
                 self._db.execute("INSERT INTO meta VALUES ('configuration', ?)", (text,))
         elif stored[0] != text:
             raise InvalidConfiguration(
-                f"--checkpoint {self.path} belongs to another audit (different mechanism, seed, samples or "
-                "claim); use a new file or the same settings to resume"
+                f"checkpoint {self.path} belongs to another audit (different mechanism, seed, samples or "
+                "claim); use a new file or the same settings to resume", parameter="checkpoint"
             )
 
     def load(self, phase: str) -> dict[tuple[int, int, int], np.ndarray]:

@@ -43,9 +43,9 @@ class PrivacyClaim:
         if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, (int, float)) or not (
             math.isfinite(self.epsilon) and self.epsilon >= 0
         ):
-            raise InvalidConfiguration(f"--epsilon {self.epsilon!r} must be a finite number >= 0")
+            raise InvalidConfiguration(f"epsilon={self.epsilon!r} must be a finite number >= 0", parameter="epsilon")
         if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or not 0 <= self.delta < 1:
-            raise InvalidConfiguration(f"--delta {self.delta!r} must lie in [0, 1)")
+            raise InvalidConfiguration(f"delta={self.delta!r} must lie in [0, 1)", parameter="delta")
 
 
 def vectorised(batch: Callable[[Any, np.random.Generator, int], np.ndarray]):

@@ -60,11 +60,13 @@ def connect(address: str):
     try:
         from distributed import Client
     except ImportError:
-        raise InvalidConfiguration('--scheduler needs Dask: pip install "admmcheck[dask]"') from None
+        raise InvalidConfiguration('scheduler needs Dask: pip install "admmcheck[dask]"',
+                                   parameter="scheduler") from None
     try:
         return Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
-        raise InvalidConfiguration(f"--scheduler {address}: cannot reach the Dask scheduler ({exc})") from None
+        raise InvalidConfiguration(f"scheduler {address}: cannot reach the Dask scheduler ({exc})",
+                                   parameter="scheduler") from None
 
 
 def cluster_slots(client) -> int:

@@ -154,7 +154,7 @@ def judge_randomness(requested: str, first: Block, again: Block, other: Block | 
             raise MechanismError(
                 f"{name} gives different outputs for the same seed ({where}, index={index}): it draws randomness "
                 "admmcheck does not control (secrets, os.urandom, an unseeded generator, the clock); audit it with "
-                "randomness 'auto' or 'unseeded' (--randomness): the samples are still independent draws")
+                "randomness='auto' or 'unseeded': the samples are still independent draws")
         varied = len(set(seen)) > 1
         if same_elsewhere and varied:
             raise MechanismError(
@@ -168,8 +168,8 @@ def judge_randomness(requested: str, first: Block, again: Block, other: Block | 
     raise MechanismError(
         f"{name} gives the same outputs for the same seed within one worker process but different ones in another "
         f"({where}): its randomness is fixed per process (seeded from the process id or once at import), so the "
-        "samples of one worker would not be independent. Draw from the rng argument, or give randomness "
-        "'unseeded' (--randomness unseeded) if every call really draws fresh randomness")
+        "samples of one worker would not be independent. Draw from the rng argument, or give "
+        "randomness='unseeded' if every call really draws fresh randomness")
 
 
 def _outputs(block: Block) -> list[tuple[str, bytes]]:
@@ -249,7 +249,7 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         except Exception as exc:
             if not exceptions_are_outputs:
                 return "error", (f"raises {type(exc).__name__}: {exc} ({sample}); if raising is something an "
-                                 "observer sees, audit with exceptions as outputs (--exceptions-are-outputs)")
+                                 "observer sees, audit with exceptions as outputs (exceptions_are_outputs=True)")
             kind, flat = raised_kind(exc), np.empty(0)
         else:
             try:

@@ -34,7 +34,7 @@ class AttackConfig(ProblemSetting):
         super().__post_init__()
         if self.attack != "kkt":
             raise InvalidConfiguration(f"unknown attack {self.attack!r}; the toolkit has: kkt")
-        positive_int("--trials", self.trials)
+        positive_int("trials", self.trials)
 
 
 def run_attack(config: AttackConfig) -> dict[str, object]:

@@ -28,13 +28,14 @@ def network_from_spec(spec: str) -> Network:
     kind, colon, size = spec.partition(":")
     if kind in EXACT_GRAPH_KINDS and colon:
         if not (size.isascii() and size.isdigit()):
-            raise InvalidNetwork(f"--graph {spec!r}: the node count must be a whole number, e.g. {kind}:5")
+            raise InvalidNetwork(f"graph {spec!r}: the node count must be a whole number, e.g. {kind}:5",
+                                 parameter="graph")
         return network_by_name(kind, int(size))
     if Path(spec).exists() or not colon:
         return network_from_edge_list(spec)
     raise InvalidNetwork(
-        f"--graph {spec!r}: unknown graph kind {kind!r} and no such file; "
-        f"use {', '.join(k + ':N' for k in EXACT_GRAPH_KINDS)} or the path of an edge-list file"
+        f"graph {spec!r}: unknown graph kind {kind!r} and no such file; "
+        f"use {', '.join(k + ':N' for k in EXACT_GRAPH_KINDS)} or the path of an edge-list file", parameter="graph"
     )
 
 
@@ -70,18 +71,23 @@ class ConditionsConfig:
 
     def __post_init__(self) -> None:
         if self.theorem not in THEOREMS:
-            raise InvalidConfiguration(f"theorem {self.theorem!r}: choose one of {', '.join(THEOREMS)}")
-        non_negative_int("--seed", self.seed)
-        positive_int("--at", self.at)
-        positive_int("--horizon", self.horizon)
+            raise InvalidConfiguration(f"theorem {self.theorem!r}: choose one of {', '.join(THEOREMS)}",
+                                       parameter="theorem")
+        non_negative_int("seed", self.seed)
+        positive_int("at", self.at)
+        positive_int("horizon", self.horizon)
         if self.max_time is not None:
-            real("--max-time", self.max_time)
+            real("max_time", self.max_time)
         if self.find_gamma and self.theorem != "radmm":
-            raise InvalidConfiguration("--find-gamma searches R-ADMM's gamma; it applies only to THEOREM radmm")
+            raise InvalidConfiguration("find_gamma searches R-ADMM's gamma; it applies only to theorem radmm",
+                                       parameter="find_gamma")
         if self.lipschitz is None and self.dataset is None:
-            raise InvalidConfiguration("give --lipschitz M (rational, one or one per node) or --dataset NAME to compute M_i")
+            raise InvalidConfiguration("lipschitz is required: M (rational, one or one per node), unless a dataset "
+                                       "is given to compute M_i from", parameter="lipschitz")
         if self.theorem == "madmm" and self.strong_convexity is None and self.dataset is None:
-            raise InvalidConfiguration("madmm needs --strong-convexity m or --dataset NAME to compute m_i = rho/N")
+            raise InvalidConfiguration("strong_convexity is required for madmm: m (rational, one or one per node), "
+                                       "unless a dataset is given to compute m_i = rho/N from",
+                                       parameter="strong_convexity")
 
 
 def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple | None, dict[str, object]]:
@@ -112,7 +118,8 @@ def evaluate_conditions(config: ConditionsConfig, show_progress: bool = False) -
     out: dict[str, object] = {"theorem": config.theorem, "graph": network.name, "constants": info}
     if config.theorem == "radmm":
         if len(config.eta) != 1:
-            raise InvalidConfiguration("radmm takes one --eta (Theorem III.1 has a fixed eta)")
+            raise InvalidConfiguration(f"eta has {len(config.eta)} values: radmm takes one (Theorem III.1 has a "
+                                       "fixed eta)", parameter="eta")
         setting = RadmmSetting(graph, to_fraction(config.eta[0]), lipschitz)
         checks = radmm_conditions(setting, config.gamma, config.big_l, config.mu)
         out["parameters"] = {"eta": str(setting.eta), "gamma": str(to_fraction(config.gamma)),
@@ -131,7 +138,7 @@ def evaluate_conditions(config: ConditionsConfig, show_progress: bool = False) -
     checks = graph_laplacian_checks(network)[:3] + checks  # the graph facts both proofs use
     out["conditions"] = [c.as_dict() for c in checks]
     out["all_hold"] = all(c.holds is True for c in checks)
-    if config.find_gamma:  # the question asked is the minimal γ; the checks at --gamma are context
+    if config.find_gamma:  # the question asked is the minimal γ; the checks at gamma are context
         out["status"] = ("incomplete" if not search.complete
                          else "fail" if search.interval is None else "pass")
     elif out["all_hold"]:

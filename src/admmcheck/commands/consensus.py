@@ -136,7 +136,7 @@ def run_reference_algorithm(
 def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
     """Build, optionally export, solve centrally and run; see :class:`RunConfig`."""
     if export_problem is not None:
-        export_problem = output_file(export_problem, "--export-problem")  # fail before the work
+        export_problem = output_file(export_problem, "export_problem")  # fail before the work
     problem, network = build_problem(config)
     if export_problem is not None:
         problem.save_npz(export_problem, adjacency=network.adjacency)
@@ -220,6 +220,6 @@ def experiment_of(config: ExperimentConfig) -> Experiment:
 
 def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
     """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
-    output_folder(out, "--out")  # fail before the work, not after it
+    output_folder(out, "out")  # fail before the work, not after it
     experiment = experiment_of(config)
     return experiment, save_experiment(experiment, out)

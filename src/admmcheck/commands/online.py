@@ -44,12 +44,14 @@ class DpsdaRunConfig:
         if self.algorithm not in DPSDA_ALGORITHMS:
             raise InvalidConfiguration(f"unknown algorithm {self.algorithm!r}; choose dpsda-c or dpsda-ps")
         for name in ("nodes", "dim", "iterations", "window", "trials"):
-            positive_int(f"--{name}", getattr(self, name))
-        non_negative_int("--seed", self.seed)
+            positive_int(name, getattr(self, name))
+        non_negative_int("seed", self.seed)
         if not (self.epsilon > 0):
-            raise InvalidConfiguration(f"--epsilon {self.epsilon!r} must be positive (inf: no noise)")
+            raise InvalidConfiguration(f"epsilon={self.epsilon!r} must be positive (inf: no noise)",
+                                       parameter="epsilon")
         if self.weights not in ("uniform", "metropolis"):
-            raise InvalidConfiguration("--weights must be uniform (the paper's 1/deg) or metropolis (symmetric)")
+            raise InvalidConfiguration("weights must be uniform (the paper's 1/deg) or metropolis (symmetric)",
+                                       parameter="weights")
 
 
 def _setting(config):

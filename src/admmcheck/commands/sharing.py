@@ -50,10 +50,10 @@ class SharingRunConfig:
         if self.algorithm not in SHARING_ALGORITHMS:
             raise InvalidConfiguration(f"unknown sharing algorithm {self.algorithm!r}")
         for name in ("parties", "iterations", "samples", "dim"):
-            positive_int(f"--{name}", getattr(self, name))
-        non_negative_int("--seed", self.seed)
+            positive_int(name, getattr(self, name))
+        non_negative_int("seed", self.seed)
         for name in ("rho", "lam", "epsilon", "c1", "b1"):
-            real(f"--{name}", getattr(self, name))
+            real(name, getattr(self, name))
 
 
 def build_sharing_problem(config: SharingRunConfig) -> SharingProblem:
@@ -75,7 +75,7 @@ def execute_sharing(config: SharingRunConfig, export_problem: str | Path | None 
     """Run the configured algorithm once (seed ``seed``) and summarise it against CVXPY."""
     problem = build_sharing_problem(config)
     if export_problem is not None:
-        target = output_file(export_problem, "--export-problem")
+        target = output_file(export_problem, "export_problem")
         parts = np.array([f"{problem.offsets[m]}:{problem.offsets[m + 1]}" for m in range(problem.parties)])
         write_atomic(target, lambda stream: np.savez(stream, X=problem.design, y=problem.labels, parts=parts,
                                                      lam=problem.lam, rho=config.rho))
@@ -152,8 +152,8 @@ class SharingConditionsConfig:
     FLAG_NAMES = {"theorem": "THEOREM"}
 
     def __post_init__(self) -> None:
-        positive_int("--parties", self.parties)
-        non_negative_int("--seed", self.seed)
+        positive_int("parties", self.parties)
+        non_negative_int("seed", self.seed)
 
 
 def evaluate_sharing_conditions(config: SharingConditionsConfig) -> dict[str, object]:

@@ -55,7 +55,8 @@ class MadmmSetting:
         for name in ("eta", "growth", "strong_convexity", "lipschitz"):
             object.__setattr__(self, name, rationals_per_node(name, getattr(self, name), n))
         if self.theta <= 0:
-            raise InvalidConfiguration(f"--theta {self.theta} must be > 0: it is the dual step size of (11)")
+            raise InvalidConfiguration(f"theta={self.theta} must be > 0: it is the dual step size of (11)",
+                                       parameter="theta")
         if any(q <= 0 for q in self.growth) or any(e <= 0 for e in self.eta):
             raise InvalidConfiguration("eta_i(1) and the growth factors q_i must be > 0")
         if any(m <= 0 for m in self.strong_convexity) or any(m <= 0 for m in self.lipschitz):
@@ -64,9 +65,9 @@ class MadmmSetting:
         if above:
             k = above[0] - 1
             raise InvalidConfiguration(
-                f"--strong-convexity m_i = {self.strong_convexity[k]} exceeds --lipschitz M_i = {self.lipschitz[k]} "
+                f"strong_convexity m_i = {self.strong_convexity[k]} exceeds lipschitz M_i = {self.lipschitz[k]} "
                 f"at node {above[0]}; Assumption 3 needs m_i <= M_i (a function's strong convexity "
-                "cannot exceed its gradient's Lipschitz constant)"
+                "cannot exceed its gradient's Lipschitz constant)", parameter="strong_convexity"
             )
 
     def penalties(self, t: int) -> tuple[Fraction, ...]:
@@ -114,7 +115,8 @@ def _first_failure(name: str, statement: str, build, times: range, budget: Budge
 def theorem_31_checks(setting: MadmmSetting, horizon: int, budget: Budget = UNLIMITED) -> list[ConditionCheck]:
     """Theorem 3.1's assumption and its proof's matrix claims for t = 1..horizon."""
     if horizon < 2:
-        raise InvalidConfiguration(f"--horizon {horizon} must be >= 2 (the claims compare t and t+1)")
+        raise InvalidConfiguration(f"horizon={horizon} must be >= 2 (the claims compare t and t+1)",
+                                   parameter="horizon")
     g, theta = setting.graph, _r(setting.theta)
     eye = sympy.eye(g.nodes)
     return [
@@ -225,7 +227,7 @@ def theorem_32_checks(setting: MadmmSetting, t: int, delta: object, mu: object =
     """(21), (22) for the given δ at iteration t, the value of (23), and whether δ = (23)
     satisfies (21)-(22) as the theorem claims."""
     if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-        raise InvalidConfiguration(f"--at {t!r}: Theorem 3.2 is evaluated at an iteration t >= 1")
+        raise InvalidConfiguration(f"t={t!r}: Theorem 3.2 is evaluated at an iteration t >= 1", parameter="t")
     delta, mu = to_fraction(delta), to_fraction(mu)
     if mu <= 1 or delta <= 0:
         raise InvalidConfiguration(f"Theorem 3.2 needs mu > 1 and delta > 0, got mu={mu}, delta={delta}")

@@ -92,14 +92,14 @@ def gaussian_composition(noise_multiplier: float, iterations: int, delta: float)
 def sharing_bound(widths: tuple[int, ...], *, rho: float, lam: float, c1: float, b1: float, epsilon: float,
                   delta: float, iterations: int, delta_prime: float) -> SharingPrivacy:
     """Every figure of the paper's privacy claim for parties of ``widths`` = (d_1, …, d_M)."""
-    widths = tuple(positive_int("--features", w) for w in widths)
+    widths = tuple(positive_int("widths", w) for w in widths)
     if not widths:
-        raise InvalidConfiguration("--features needs one width d_m per party, e.g. 66,57")
-    rho, lam, c1, b1 = real("--rho", rho), real("--lam", lam), real("--c1", c1), real("--b1", b1)
-    epsilon, iterations = real("--epsilon", epsilon), positive_int("--iterations", iterations)
-    for name, value in (("--delta", delta), ("--delta-prime", delta_prime)):
+        raise InvalidConfiguration("widths needs one width d_m per party, e.g. (66, 57)", parameter="widths")
+    rho, lam, c1, b1 = real("rho", rho), real("lam", lam), real("c1", c1), real("b1", b1)
+    epsilon, iterations = real("epsilon", epsilon), positive_int("iterations", iterations)
+    for name, value in (("delta", delta), ("delta_prime", delta_prime)):
         if not 0 < value < 1:
-            raise InvalidConfiguration(f"{name} {value!r} must lie in (0, 1)")
+            raise InvalidConfiguration(f"{name}={value!r} must lie in (0, 1)", parameter=name)
     sensitivity = tuple(lemma1_sensitivity(w, len(widths), rho, lam, c1, b1) for w in widths)
     sigma = tuple(theorem1_sigma(c, epsilon, delta) for c in sensitivity)
     total, delta_total = corollary1_total(epsilon, delta, iterations, delta_prime)

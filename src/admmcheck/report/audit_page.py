@@ -206,7 +206,7 @@ def _figure(histogram: dict, n: list[int]):
 def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     """Write audit.json and a self-contained audit.html for one audit into ``folder``; returns
     {"json": path, "html": path, "histogram.png": path (when a histogram is drawn)}."""
-    target = output_folder(folder, "--report")
+    target = output_folder(folder, "folder")
     paths = {"json": write_text_atomic(target / "audit.json", to_json(summary, indent=2) + "\n")}
     image = None
     histogram = summary.get("histogram")

@@ -162,7 +162,7 @@ def _table_rows(series: dict) -> list[tuple[str, str]]:
 
 def render(report: Report, out: str | Path) -> dict[str, Path]:
     """Write report.json, the figures and report.html into ``out``; returns the paths."""
-    folder = output_folder(out, "--out")
+    folder = output_folder(out, "out")
     paths = {"json": write_text_atomic(folder / "report.json", to_json(report.to_dict(), indent=2) + "\n")}
     images = {}
     for name, spec in report.figures.items():
