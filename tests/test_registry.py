@@ -117,3 +117,28 @@ def test_the_old_spelling_of_a_third_party_audit_still_runs_and_says_the_new_one
     assert main(["audit", "code", *args]) == 0
     new = capsys.readouterr()
     assert new.err == "" and json.loads(old.out)["epsilon_lower_bound"] == json.loads(new.out)["epsilon_lower_bound"]
+
+
+def test_sharing_and_dpsda_entries_hold_their_claims_and_neighbours():
+    from admmcheck.commands.online import DpsdaAuditConfig
+    from admmcheck.commands.sharing import SharingBoundConfig
+    from admmcheck.graph_sequences import random_sequence
+    from admmcheck.privacy.dpsda import dpsda_claims
+    from admmcheck.privacy.sharing import sharing_bound
+    from admmcheck.problems.online import online_linear_regression
+
+    config = SharingBoundConfig(features=(6, 5), epsilon=0.5, iterations=7)
+    claim = REGISTRY.mechanism("dp-sharing").claim((6, 5), config)
+    direct = sharing_bound((6, 5), rho=1.0, lam=0.01, c1=1.0, b1=1.0, epsilon=0.5, delta=1e-5, iterations=7,
+                           delta_prime=1e-5)
+    assert claim.sigma == direct.sigma and claim.epsilon_total == direct.epsilon_total
+    online = DpsdaAuditConfig(nodes=3, iterations=4, changed_round=2, epsilon=0.7)
+    problem = online_linear_regression(rounds=4, dim=3, nodes=3, seed=0)
+    graphs = random_sequence(3, 4, 1, 0)
+    claims = REGISTRY.mechanism("dpsda-c").claim(problem, graphs, online)
+    assert claims.epsilon_total == dpsda_claims(problem, graphs, 0.7, 0.0, 4).epsilon_total == pytest.approx(4 * 0.7)
+    f0, f1 = REGISTRY.mechanism("dpsda-c").neighbours(problem, 2)
+    changed = [t for t in range(4) if np.any(f0.targets[t] != f1.targets[t])]
+    assert changed == [1] and np.array_equal(f1.targets[1], -f0.targets[1])
+    for name in ("dp-sharing", "dpsda-c", "dpsda-ps"):
+        assert REGISTRY.mechanism(name).exact_loss is not None

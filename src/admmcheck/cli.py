@@ -743,7 +743,9 @@ def _new_spelling(argv: list[str]) -> list[str]:
     words = [i for i, word in enumerate(argv) if not word.startswith("-")]
     if words and argv[words[0]] == "audit":
         at = words[0] + 1
-        if at < len(argv) and argv[at].startswith("--") and argv[at] != "--help":
+        targets = {"code", *REGISTRY.names(private=True), *OLD_NAMES}
+        third_party = any(word.split("=")[0] in ("--mechanism", "--neighbors") for word in argv[at:])
+        if third_party and not targets & set(argv[at:]) and argv[at].startswith("--"):
             print("admmcheck: note: a third-party audit is now spelled 'admmcheck audit code --mechanism ...'",
                   file=sys.stderr)
             return argv[:at] + ["code"] + argv[at:]

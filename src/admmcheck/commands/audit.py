@@ -12,7 +12,7 @@ from admmcheck.audit.contract import Pair, PrivacyClaim
 from admmcheck.audit.sampling import Source
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.privacy import BoundSetting
 from admmcheck.schedules import ScheduleLike
@@ -115,7 +115,7 @@ def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[st
                                     "fail); there is no claim to audit. Raise theta/eta or the node sizes")
     epsilon = config.epsilon if bound is None else bound.require()
     mechanism = spec.mechanism(network, config.iterations, config)
-    pair = Pair(*replace_one_record(problem, 0, 0, config.neighbours))
+    pair = Pair(*spec.neighbours(problem, (0, 0), config.neighbours))
     return PrivacyClaim(epsilon), (bound.summary() if bound else {"theorem": None}), mechanism, pair
 
 

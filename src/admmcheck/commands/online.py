@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -13,7 +14,6 @@ from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import random_sequence
 from admmcheck.oracle import hindsight_optimum
-from admmcheck.privacy.dpsda import dpsda_claims
 from admmcheck.problems.online import online_linear_regression
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int
@@ -64,15 +64,14 @@ def _setting(config):
 def dpsda_bound_summary(config: DpsdaRunConfig) -> dict[str, object]:
     """Theorem 2/4 (epsilon, sigma, preconditions) and Theorem 3/5 (regret bound) for ``config``."""
     problem, graphs = _setting(config)
-    return dpsda_claims(problem, graphs, config.epsilon, config.gradient_noise, config.iterations).as_dict(
-        config.iterations)
+    return REGISTRY.mechanism(config.algorithm).claim(problem, graphs, config).as_dict(config.iterations)
 
 
 def execute_dpsda(config: DpsdaRunConfig) -> dict[str, object]:
     """Run ``trials`` runs and report the pseudo-regret (3), the running-average regret (19) and
     the bound of Theorem 3/5."""
     problem, graphs = _setting(config)
-    claims = dpsda_claims(problem, graphs, config.epsilon, config.gradient_noise, config.iterations)
+    claims = REGISTRY.mechanism(config.algorithm).claim(problem, graphs, config)
     run = (run_dpsda_ps if config.algorithm == "dpsda-ps" else run_dpsda_c)(
         problem, graphs=graphs, sigma=claims.sigma, gradient_noise=config.gradient_noise, iterations=config.iterations,
         seeds=np.random.SeedSequence(config.seed).spawn(config.trials))
@@ -112,6 +111,7 @@ class DpsdaAuditConfig:
     white_box: bool = False
     settings: AuditSettings | None = None
 
+    gradient_noise: ClassVar[float] = 0.0  # noise-free gradients: the Laplace noise is the only randomness
     FLAG_NAMES = {"algorithm": "MECHANISM"}
 
     def __post_init__(self) -> None:
@@ -128,17 +128,18 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     """Black-box audit against T·ε, and with ``white_box`` the exact loss of the same number of
     transcripts and its searched worst case."""
     from admmcheck.audit import Pair, PrivacyClaim, Source, audit
-    from admmcheck.mechanisms.dpsda import DpsdaMechanism, change_one_round, dpsda_privacy_loss, worst_case_loss
     from admmcheck.audit.loss_profile import loss_distribution
+    from admmcheck.mechanisms.dpsda import DpsdaMechanism
 
+    spec = REGISTRY.mechanism(config.algorithm)
     problem = online_linear_regression(rounds=config.iterations, dim=config.nodes, nodes=config.nodes,
                                        seed=config.seed)
     graphs = random_sequence(config.nodes, config.iterations, config.window, config.seed,
                              directed=config.algorithm == "dpsda-ps")
-    claims = dpsda_claims(problem, graphs, config.epsilon, 0.0, config.iterations)
+    claims = spec.claim(problem, graphs, config)  # noise-free gradients: config.gradient_noise is 0
     mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=config.algorithm == "dpsda-ps")
     t0 = config.changed_round
-    pair = change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
+    pair = spec.neighbours(problem, t0)
     result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total),
                    config.settings.but(randomness="seeded"), progress=progress)  # our own code
     summary = result.as_dict() | {"claims": claims.as_dict(config.iterations),
@@ -146,11 +147,11 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     if config.white_box:
         broadcast = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(
             config.settings.samples)).extras["broadcast"]
-        per_step = dpsda_privacy_loss(mechanism, pair[0], pair[1], broadcast)
+        per_step = spec.exact_loss(mechanism, pair[0], pair[1], broadcast)
         losses = per_step.sum(axis=(1, 2))
         law = loss_distribution(losses, confidence=config.settings.confidence)
-        worst = max(worst_case_loss(mechanism, pair[0], pair[1], seed=config.seed),
-                    worst_case_loss(mechanism, pair[1], pair[0], seed=config.seed))
+        worst = max(spec.worst_case(mechanism, pair[0], pair[1], seed=config.seed),
+                    spec.worst_case(mechanism, pair[1], pair[0], seed=config.seed))
         summary["white_box"] = {
             "samples": config.settings.samples, "max_loss": law.maximum, "mean_loss": law.mean,
             "quantiles": {f"{k:g}": v[0] for k, v in law.quantiles.items()},

@@ -14,7 +14,7 @@ from admmcheck.datasets import dataset_by_name
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.oracle import sharing_optimum
 from admmcheck.output import output_file, write_atomic
-from admmcheck.privacy.sharing import SharingPrivacy, sharing_bound
+from admmcheck.privacy.sharing import SharingPrivacy
 from admmcheck.problems.sharing import SharingProblem, split_columns
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int, real
@@ -65,10 +65,9 @@ def build_sharing_problem(config: SharingRunConfig) -> SharingProblem:
 
 
 def privacy_of(problem: SharingProblem, config: SharingRunConfig) -> SharingPrivacy:
-    """The paper's claim (Lemma 1, Thm 1, Cor. 1) for this problem and configuration."""
-    return sharing_bound(problem.widths, rho=config.rho, lam=config.lam, c1=config.c1, b1=config.b1,
-                         epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
-                         delta_prime=config.delta_prime)
+    """The paper's claim (Lemma 1, Thm 1, Cor. 1) for this problem and configuration (dp-sharing's
+    registered claim)."""
+    return REGISTRY.mechanism("dp-sharing").claim(problem.widths, config)
 
 
 def execute_sharing(config: SharingRunConfig, export_problem: str | Path | None = None) -> dict[str, object]:
@@ -130,10 +129,8 @@ class SharingBoundConfig:
 
 
 def evaluate_sharing_bound(config: SharingBoundConfig) -> SharingPrivacy:
-    """Lemma 1, Theorem 1, Corollary 1 and the accountants for ``config``."""
-    return sharing_bound(tuple(int(w) for w in config.features), rho=config.rho, lam=config.lam, c1=config.c1,
-                         b1=config.b1, epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
-                         delta_prime=config.delta_prime)
+    """Lemma 1, Theorem 1, Corollary 1 and the accountants for ``config`` (dp-sharing's registered claim)."""
+    return REGISTRY.mechanism("dp-sharing").claim(tuple(int(w) for w in config.features), config)
 
 
 @dataclass(frozen=True)
@@ -207,15 +204,14 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     """Black-box audit of the released values against the paper's total claim, and with
     ``white_box`` the exact loss of ``settings.samples`` transcripts (support evidence included)."""
     from admmcheck.audit import Pair, PrivacyClaim, Source, audit
-    from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row, sharing_privacy_loss
+    from admmcheck.mechanisms.sharing import SharingMechanism
 
+    spec = REGISTRY.mechanism("dp-sharing")
     data = dataset_by_name("synthetic", seed=config.seed, samples=config.samples, dim=config.dim)
     problem = split_columns(data.features, data.labels, config.parties, config.lam, normalise_rows=True)
-    claim = sharing_bound(problem.widths, rho=config.rho, lam=config.lam, c1=config.c1, b1=config.b1,
-                          epsilon=config.epsilon, delta=config.delta, iterations=config.iterations,
-                          delta_prime=config.delta_prime)
+    claim = spec.claim(problem.widths, config)
     mechanism = SharingMechanism(config.rho, claim.sigma, config.iterations)
-    pair = replace_one_row(problem, 0, 0, config.neighbours)
+    pair = spec.neighbours(problem, (0, 0), config.neighbours)
     result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)),
                    PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
                    config.settings.but(randomness="seeded"), progress=progress)  # our own code
@@ -223,7 +219,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
                                   "claim_used": "the smaller of Corollary 1 and basic composition"}
     if config.white_box:
         run = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(config.settings.samples))
-        loss = sharing_privacy_loss(mechanism, pair[0], pair[1], run.extras["shared"])
+        loss = spec.exact_loss(mechanism, pair[0], pair[1], run.extras["shared"])
         finite = np.isfinite(loss.total)
         off = loss.off_support[:, :, list(loss.changed_parties)]
         summary["white_box"] = {

@@ -26,11 +26,15 @@ from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
-from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism
+from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, worst_case_loss
 from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.sharing import replace_one_row, sharing_privacy_loss
 from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.networks import Network
-from admmcheck.privacy import BoundSetting, PrivacyBound, pp_bound, radmm_bound
+from admmcheck.privacy import pp_bound, radmm_bound
+from admmcheck.privacy.dpsda import dpsda_claims
+from admmcheck.privacy.sharing import sharing_bound
 from admmcheck.schedules import GeometricSchedule, schedule_table
 
 FAMILIES = ("consensus", "sharing", "online")
@@ -63,15 +67,20 @@ class AlgorithmSpec:
 class MechanismSpec(AlgorithmSpec):
     """A private algorithm, with everything the toolkit checks about it.
 
-    ``claim(bound_setting,
-    setting, iterations)`` evaluates its theorem's bound (None: no theorem, the setting's
-    ``epsilon`` is the claim); ``exact_loss`` and ``worst_case`` are the white-box functions
-    (None where the noise law gives none); ``audit`` its default audit settings; ``report``: it
-    is checked in the verification report, in the section of the algorithm ``section`` (default:
-    its own name)."""
+    ``claim`` evaluates its theorem's claim from :mod:`admmcheck.privacy` (None: no theorem, the
+    setting's ``epsilon`` is the claim); its arguments are those of the problem family: a consensus
+    mechanism's ``claim(bound_setting, setting, iterations)`` gives a
+    :class:`~admmcheck.privacy.PrivacyBound`, DP sharing's ``claim(widths, setting)`` its
+    :class:`~admmcheck.privacy.sharing.SharingPrivacy`, DPSDA's ``claim(problem, graphs,
+    setting)`` its :class:`~admmcheck.privacy.dpsda.DpsdaClaims`. ``neighbours(problem, where,
+    kind)`` builds a neighbour pair (``where``: the record, row or round it changes), of one of
+    ``neighbour_kinds``; ``exact_loss`` and ``worst_case`` are the white-box functions (None where
+    the noise law gives none); ``audit`` its default audit settings; ``report``: it is checked in
+    the verification report, in the section of the algorithm ``section`` (default: its own name)."""
 
     theorem: str | None = None
-    claim: Callable[[BoundSetting, Any, int], PrivacyBound] | None = None
+    claim: Callable[..., Any] | None = None
+    neighbours: Callable[..., tuple[Any, Any]] | None = None
     neighbour_kinds: tuple[str, ...] = NEIGHBOUR_KINDS[:2]
     exact_loss: Callable[..., Any] | None = None
     worst_case: Callable[..., Any] | None = None
@@ -81,6 +90,11 @@ class MechanismSpec(AlgorithmSpec):
     section: str | None = None
 
     private = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.family == "consensus" and self.neighbours is None:  # both consensus papers: replace one record
+            object.__setattr__(self, "neighbours", _record_pair)
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
@@ -173,6 +187,16 @@ def reference_mechanism(name: str, network: Network, iterations: int,
 
 # ---- the algorithms of the four papers -------------------------------------------------------
 
+def _record_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, Any]:
+    """Replace-one neighbours (both consensus papers): record ``where = (node, index)`` changed."""
+    return replace_one_record(problem, *where, kind)
+
+
+def _round_pair(problem: Any, t0: int, kind: str = "negated-target") -> tuple[Any, Any]:
+    """DPSDA's Definition 1: f_t0 replaced by the function of the same features and target -b."""
+    return change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
+
+
 def warn_outside_theorem_31(setting: Any) -> None:
     """Warn (:class:`TheoremConditionWarning`) when eta_i(t) = eta_i q_i^(t-1) breaks Theorem 3.1's
     eta_i(t+1) >= eta_i(t) >= theta: the run goes ahead, but nothing guarantees convergence."""
@@ -225,10 +249,18 @@ register(MechanismSpec(
     claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
     exact_loss=privacy_loss, worst_case=worst_case, report=True, section="radmm"))
 register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
-register(MechanismSpec("dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))",
-                       run_dp_sharing, theorem="ADMM-sharing Theorem 1 / Corollary 1", neighbour_kinds=("row", "column"),
-                       audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded")))
-register(MechanismSpec("dpsda-c", "online", "DPSDA-C (DPSDA paper Alg. 1)", run_dpsda_c,
-                       theorem="DPSDA Theorem 2", neighbour_kinds=("one-round",)))
-register(MechanismSpec("dpsda-ps", "online", "DPSDA-PS (DPSDA paper Alg. 2, push-sum)", run_dpsda_ps,
-                       theorem="DPSDA Theorem 4", neighbour_kinds=("one-round",)))
+register(MechanismSpec(
+    "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,
+    theorem="ADMM-sharing Theorem 1 / Corollary 1",
+    claim=lambda widths, s: sharing_bound(widths, rho=s.rho, lam=s.lam, c1=s.c1, b1=s.b1, epsilon=s.epsilon,
+                                          delta=s.delta, iterations=s.iterations, delta_prime=s.delta_prime),
+    neighbours=lambda problem, where, kind: replace_one_row(problem, *where, kind), neighbour_kinds=("row", "column"),
+    exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded")))
+for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("dpsda-ps", run_dpsda_ps,
+                                                                                 "DPSDA Theorems 4-5")):
+    register(MechanismSpec(
+        _name, "online", f"{_name.upper()} (DPSDA paper Alg. {1 if _name == 'dpsda-c' else 2})", _run,
+        theorem=_theorem,
+        claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
+        neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
+        worst_case=worst_case_loss))
