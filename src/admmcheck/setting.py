@@ -4,7 +4,7 @@ partition, graph, horizon) and :func:`build_problem`, which turns it into a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import ClassVar
 
 from admmcheck.datasets import dataset_by_name, make_problem, uneven_sizes
@@ -43,9 +43,6 @@ class ProblemSetting:
             positive_int(name, getattr(self, name))
         real("C", self.C)
         real("rho", self.rho)
-
-
-SETTING_FIELDS = tuple(f.name for f in fields(ProblemSetting))
 
 
 def build_problem(config: ProblemSetting, uneven: bool = False) -> tuple[ConsensusProblem, Network]:

@@ -39,9 +39,6 @@ class CodeAuditConfig:
         PrivacyClaim(self.epsilon, self.delta)
 
 
-AuditConfig = CodeAuditConfig  # the name before issue 28
-
-
 def run_audit(config: CodeAuditConfig, progress: bool = False) -> AuditResult:
     """Audit the mechanism of ``config`` (loaded only in worker processes)."""
     return audit(Source(spec=config.mechanism), Source(spec=config.neighbors),
