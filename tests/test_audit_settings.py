@@ -58,13 +58,25 @@ def test_each_registered_mechanism_has_its_default_audit_settings():
 
 @pytest.mark.parametrize("argv, said", [
     (["audit", "code", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--samples", "10"],
-     "--samples 10 must be an integer >= 200"),
+     "--samples 10 must be an integer >= 200 per side"),
     (["audit", "pp", "--confidence", "1"], "--confidence 1.0 must lie in [0.5, 1)"),
-    (["audit", "dp-sharing", "--max-time", "0"], "--max-time 0.0 must be a positive number of seconds"),
-    (["audit", "dpsda-c", "--workers", "0"], "--workers 0 must be an integer >= 1"),
+    (["audit", "dp-sharing", "--max-time", "0"], "--max-time 0.0 must be finite and > 0"),
+    (["audit", "dpsda-c", "--workers", "0"], "--workers 0 must be a positive integer"),
 ])
 def test_the_cli_says_the_same_mistake_as_its_flag_on_every_audit(capsys, argv, said):
     assert main(argv + ["--json"]) == 2
     captured = capsys.readouterr()
     assert captured.err == f"admmcheck: error: {said}\n"
     assert json.loads(captured.out) == {"error": said, "kind": "error", "exit_status": 2}
+
+
+def test_seed_seeds_both_the_data_and_the_samples_of_a_reference_audit(capsys):
+    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
+
+    assert main(["audit", "pp", "--seed", "3", "--samples", "1000", "--workers", "1", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    settings = AuditSettings(samples=1_000, workers=1, seed=3, timeout=60.0, randomness="seeded")
+    same, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=3, settings=settings))
+    other_data, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=0, settings=settings))
+    assert cli["seed"] == 3 and cli["p_d0"] == same.as_dict()["p_d0"] and cli["p_d1"] == same.as_dict()["p_d1"]
+    assert (other_data.as_dict()["p_d0"], other_data.as_dict()["p_d1"]) != (cli["p_d0"], cli["p_d1"])

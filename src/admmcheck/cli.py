@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import shlex
+from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from pathlib import Path
 import sys
@@ -48,7 +49,7 @@ from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, output_folder, to_json
 from admmcheck.report import PROFILES, collect, render
 from admmcheck.schedules import describe_schedule, parse_schedule
-from admmcheck.validation import config_from_flags, positive_int
+from admmcheck.validation import config_from_flags, positive_int, said_as_flag
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
 EXIT_STATUS = """exit status:
@@ -62,7 +63,6 @@ EXIT_STATUS = """exit status:
 #: Names the command line accepted before the registry named every mechanism once (bound and audit only
 #: ever meant the private one): still accepted, and listed as aliases in --help.
 OLD_NAMES = {"radmm": "private-radmm"}
-OLD_MECHANISM_NAMES = {"private-radmm": ("radmm",)}
 
 OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out", "argv", "page")  # not configuration fields
 
@@ -250,7 +250,7 @@ def _parser() -> argparse.ArgumentParser:
         spec = REGISTRY.mechanism(name)
         sub = target(name, f"audit our {spec.title} on a small setting against "
                      + (f"its theorem's beta ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)"),
-                     aliases=OLD_MECHANISM_NAMES.get(name, ()))
+                     aliases=tuple(old for old, new in OLD_NAMES.items() if new == name))
         if spec.claim is None:
             _option(sub, "--epsilon", None, "the epsilon to audit against (this mechanism has no theorem)",
                     type=_NUMBER)
@@ -583,10 +583,15 @@ def _command_experiment(args: argparse.Namespace) -> int:
 SETTINGS_FLAGS = {"audit_samples": "samples"} | {name: name for name in SETTINGS_FIELDS if name != "samples"}
 
 
-def _split_settings(flags: dict, defaults: AuditSettings) -> tuple[dict, AuditSettings]:
-    """The flags that are not audit settings, and the settings: ``defaults`` with the typed ones."""
-    typed = {SETTINGS_FLAGS[name]: flags.pop(name) for name in list(flags) if name in SETTINGS_FLAGS}
-    return flags, defaults.but(**typed)
+def _audit_config(config_type: type, flags: dict):
+    """``config_type`` from the typed flags; its settings are its own defaults (a registered mechanism's,
+    seeded by the configuration's seed) with the typed audit-setting flags. ``--seed`` seeds both the
+    data and the samples where the configuration has a seed of its own."""
+    own = {f.name for f in dataclass_fields(config_type)}
+    typed = {SETTINGS_FLAGS[name]: (flags[name] if name in own else flags.pop(name))
+             for name in list(flags) if name in SETTINGS_FLAGS}
+    config = config_from_flags(config_type, flags)
+    return replace(config, settings=config.settings.but(**typed))
 
 
 def _command_audit(args: argparse.Namespace) -> int:
@@ -597,25 +602,22 @@ def _command_audit(args: argparse.Namespace) -> int:
         output_folder(page, "--report")  # refused before any sampling
     progress = not args.quiet and sys.stderr.isatty()
     if target == "code":
-        flags, settings = _split_settings(flags, AuditSettings())
-        result, extra = run_audit(config_from_flags(CodeAuditConfig, flags | {"settings": settings}),
-                                  progress=progress), {}
+        result, extra = run_audit(_audit_config(CodeAuditConfig, flags), progress=progress), {}
     elif target == "dp-sharing":
         return _command_sharing_audit(args, flags, progress)
-    elif REGISTRY[target].family == "online":
+    elif REGISTRY.mechanism(target).family == "online":
         return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
     else:
         white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
         if white and not white.get("white_box"):
             raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
-        flags, settings = _split_settings(flags, REGISTRY.mechanism(target).audit.but(seed=flags.get("seed", 0)))
-        config = config_from_flags(ReferenceAuditConfig, flags | {"mechanism": target, "settings": settings})
+        config = _audit_config(ReferenceAuditConfig, flags | {"mechanism": target})
         if white.get("plot"):
             output_file(white["plot"], "--plot")
         result, bound = run_reference_audit(config, progress=progress)
         extra = {"theorem": bound}
         if white:
-            extra["white_box"] = run_white_box(config, WhiteBoxConfig(settings.samples, bool(white.get("search")),
+            extra["white_box"] = run_white_box(config, WhiteBoxConfig(config.settings.samples, bool(white.get("search")),
                                                                       white.get("plot")), progress=progress)
             extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
     summary = result.as_dict() | extra
@@ -661,9 +663,7 @@ def _print_audit_head(summary: dict, claim: str) -> None:
 def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,
                   white_text) -> int:
     """An audit of dp-sharing or dpsda: the black-box verdict, and the white-box one if asked."""
-    flags, settings = _split_settings(flags, REGISTRY.mechanism(flags.get("algorithm", "dp-sharing")).audit.but(
-        seed=flags.get("seed", 0)))
-    summary = runner(config_from_flags(config_type, flags | {"settings": settings}), progress=progress)
+    summary = runner(_audit_config(config_type, flags), progress=progress)
     if args.page is not None:
         _write_audit_page(summary, args.page, args)
     white = summary.get("white_box", {})
@@ -759,16 +759,7 @@ FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "changed_
 
 def _in_flags(exc: AdmmcheckError) -> str:
     """The error's message, with the parameter it names (``samples=10 ...``) said as its flag (``--samples 10 ...``)."""
-    message = str(exc)
-    parameter = getattr(exc, "parameter", None)
-    if not parameter or parameter.startswith("-"):
-        return message
-    if message.startswith(parameter + "="):
-        flag = FLAG_OF.get(parameter, "--" + parameter.replace("_", "-"))
-        return f"{flag} {message[len(parameter) + 1:]}"
-    if message.startswith(parameter + " "):
-        return FLAG_OF.get(parameter, "--" + parameter.replace("_", "-")) + message[len(parameter):]
-    return message
+    return said_as_flag(exc, FLAG_OF)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

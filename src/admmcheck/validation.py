@@ -77,8 +77,18 @@ def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     try:
         return cls(**flags)
     except InvalidConfiguration as exc:  # the library names its parameter; say it as the flag the user typed
-        if exc.parameter is None or exc.parameter.startswith("-") or not str(exc).startswith(exc.parameter):
+        message = said_as_flag(exc, names)
+        if message == str(exc):
             raise
-        flag = names.get(exc.parameter, "--" + exc.parameter.replace("_", "-"))
-        rest = str(exc)[len(exc.parameter):]
-        raise InvalidConfiguration(flag + (" " + rest[1:] if rest.startswith("=") else rest)) from None
+        raise InvalidConfiguration(message) from None
+
+
+def said_as_flag(exc: Exception, names: Mapping[str, str]) -> str:
+    """The message of ``exc`` with the parameter it starts with (``samples=10 ...``, ``epsilon is ...``) said as
+    its command-line flag (``--samples 10 ...``): ``names[parameter]``, else ``--`` and the name with dashes."""
+    message, parameter = str(exc), getattr(exc, "parameter", None)
+    if not parameter or not message.startswith(parameter) or message[len(parameter):][:1] not in ("=", " "):
+        return message
+    flag = names.get(parameter, "--" + parameter.replace("_", "-"))
+    rest = message[len(parameter):]
+    return flag + (" " + rest[1:] if rest.startswith("=") else rest)

@@ -148,7 +148,7 @@ def audit(
 
     ``settings.exceptions_are_outputs``: a call that raises releases the exception's type (an output
     like any other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit."""
-    settings = (settings or AuditSettings()).but(**changes) if changes else (settings or AuditSettings())
+    settings = (settings or AuditSettings()).but(**changes)
     samples, confidence, seed, checkpoint = settings.samples, settings.confidence, settings.seed, settings.checkpoint
     exceptions_are_outputs = settings.exceptions_are_outputs
     started = time.perf_counter()

@@ -36,6 +36,7 @@ import numpy as np
 
 from admmcheck.audit.outputs import Layout
 from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
+from admmcheck.errors import InvalidConfiguration
 
 QUANTILES = 400
 DISCRETE_LIMIT = 2000
@@ -414,7 +415,8 @@ FAMILIES: list[Family] = []
 def register_family(family: Family, before: str | None = None) -> Family:
     """Add ``family`` (at the end, or just before the family named ``before``); refuses a name twice."""
     if any(f.name == family.name for f in FAMILIES):
-        raise ValueError(f"an event family named {family.name!r} is registered already")
+        raise InvalidConfiguration(f"an event family named {family.name!r} is registered already; give it another name",
+                                   parameter="name")
     at = next((i for i, f in enumerate(FAMILIES) if f.name == before), len(FAMILIES))
     FAMILIES.insert(at, family)
     return family

@@ -8,24 +8,14 @@ translates them to its flags.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, replace
 
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.validation import non_negative_int, positive_int, real
 
 #: Samples per side below this leave too few for the selection and the bounding split.
 MIN_SAMPLES = 200
 RANDOMNESS_MODES = ("auto", "seeded", "unseeded")
-
-
-def _whole(name: str, value: object, least: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise InvalidConfiguration(f"{name}={value!r} must be an integer >= {least}", parameter=name)
-
-
-def _seconds(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise InvalidConfiguration(f"{name}={value!r} must be a positive number of seconds", parameter=name)
 
 
 @dataclass(frozen=True)
@@ -50,16 +40,17 @@ class AuditSettings:
     exceptions_are_outputs: bool = False
 
     def __post_init__(self) -> None:
-        _whole("samples", self.samples, MIN_SAMPLES)
+        if positive_int("samples", self.samples) < MIN_SAMPLES:
+            raise InvalidConfiguration(f"samples={self.samples!r} must be an integer >= {MIN_SAMPLES} per side", parameter="samples")
         if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
                 or not 0.5 <= self.confidence < 1:
             raise InvalidConfiguration(f"confidence={self.confidence!r} must lie in [0.5, 1)", parameter="confidence")
-        _whole("seed", self.seed, 0)
+        non_negative_int("seed", self.seed)
         if self.workers is not None:
-            _whole("workers", self.workers, 1)
-        _seconds("timeout", self.timeout)
+            positive_int("workers", self.workers)
+        real("timeout", self.timeout)
         if self.max_time is not None:
-            _seconds("max_time", self.max_time)
+            real("max_time", self.max_time)
         if self.randomness not in RANDOMNESS_MODES:
             raise InvalidConfiguration(f"randomness={self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}",
                                        parameter="randomness")
