@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from admmcheck.audit.octave import octave_command
 from admmcheck.cli import main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -61,23 +62,42 @@ AUDIT_EXAMPLES = [
     (1, lambda out, folder: out["verdict"] == "violation" and out["epsilon_estimate"] is None
         and out["non_finite"]["epsilon_estimate"] == "inf" and "'classes': list['negative', 'positive']" in out["event"]),
     (1, lambda out, folder: out["verdict"] == "violation" and "raised ValueError" in out["event"]),
+    (1, lambda out, folder: out["verdict"] == "violation" and out["epsilon_lower_bound"] > 3
+        and "did not vary with the sample's seed" in out["findings"][0], "octave"),
     (1, lambda out, folder: (folder / "noisy-count-audit" / "audit.html").exists()
         and json.loads((folder / "noisy-count-audit" / "audit.json").read_text())["verdict"] == "violation"),
 ]
 
 
-@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
-def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
-    for code in blocks("audit-third-party-code.md", "python"):
-        name = re.match(r"# file: (\S+)", code).group(1)
-        (tmp_path / name).write_text(code)
+def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int:
+    """Write the page's files, run its commands that need ``needs`` (None: plain Python), check each."""
+    for language, marker in (("python", "#"), ("matlab", "%")):
+        for code in blocks("audit-third-party-code.md", language):
+            name = re.match(rf"{marker} file: (\S+)", code).group(1)
+            (tmp_path / name).write_text(code)
     monkeypatch.chdir(tmp_path)
     commands = blocks("audit-third-party-code.md", "bash")
     assert len(commands) == len(AUDIT_EXAMPLES)
-    for command, (status, check) in zip(commands, AUDIT_EXAMPLES):
+    ran = 0
+    for command, (status, check, *needed) in zip(commands, AUDIT_EXAMPLES):
+        if (needed[0] if needed else None) != needs:
+            continue
         args = shlex.split(command.replace("\\\n", " "))
         assert args[0] == "admmcheck" and main(args[1:]) == status, command
         assert check(_json(capsys.readouterr().out), tmp_path), command
+        ran += 1
+    return ran
+
+
+@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
+    assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 6
+
+
+@pytest.mark.skipif(octave_command() is None, reason="GNU Octave is not installed (bash .ci/run installs Debian's "
+                    "octave where it can; elsewhere: apt-get install octave, dnf install octave or brew install octave)")
+def test_audit_third_party_code_matlab_example_gives_what_the_page_says(tmp_path, monkeypatch, capsys):
+    assert _run_audit_examples(tmp_path, monkeypatch, capsys, "octave") == 1
 
 
 def test_read_the_report_command_prints_the_gap(capsys):

@@ -235,12 +235,15 @@ def _parser() -> argparse.ArgumentParser:
         _option(sub, "--report", None, "also write audit.html and audit.json for this audit into this folder")
         return sub
 
-    code = target("code", "audit third-party code: FILE.py:NAME or module:NAME, run only in worker processes")
+    code = target("code", "audit third-party code: FILE.py:NAME, module:NAME or FILE.m:FUNCTION (GNU Octave), run "
+                  "only in worker processes")
     plain_audit = AuditSettings()
     _option(code, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) -> what an observer sees "
-            "(numbers, arrays, strings, None, lists, dicts, nested)")
+            "(numbers, arrays, strings, None, lists, dicts, nested); or FILE.m:FUNCTION: out = FUNCTION(data), run "
+            "in GNU Octave with its generators seeded per sample (FUNCTION_batch(data, n) is used when present)")
     _option(code, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or "
-            "Pairs([...]) for several")
+            "Pairs([...]) for several; FILE.m:FUNCTION: [d0, d1] = FUNCTION(); or data files: D0.csv,D1.csv or "
+            "PAIR.npz (arrays d0, d1, or X0, y0, X1, y1)")
     _option(code, "--epsilon", None, "the epsilon the mechanism claims", type=_NUMBER)
     _option(code, "--delta", 0.0, "the delta the mechanism claims", type=_NUMBER)
     _audit_settings_options(code, plain_audit, third_party=True)
@@ -654,6 +657,8 @@ def _print_audit_head(summary: dict, claim: str) -> None:
     if summary.get("epsilon_estimate") == float("inf"):
         never = "d1" if summary["event_more_likely_under"] == "d0" else "d0"
         print(f"  point estimate: infinite: {never} never gave an output in this event (a support mismatch)")
+    for finding in summary.get("findings", ()):
+        print(f"  finding: {finding}")
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]

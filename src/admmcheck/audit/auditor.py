@@ -70,6 +70,7 @@ class AuditResult:
     histogram: dict[str, object] | None = None
     mechanism: str = ""
     notes: tuple[str, ...] = field(default=())
+    findings: tuple[str, ...] = field(default=())
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract."""
@@ -110,6 +111,7 @@ class AuditResult:
             "wall_time_s": self.wall_time_s,
             "complete": self.complete,
             "notes": list(self.notes),
+            "findings": list(self.findings),
         }
 
 
@@ -213,6 +215,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     unseen = [0, 0]
     complete = True
+    findings: list[str] = []
     selection_blocks = math.ceil(selection / block_size)
     for pair in range(pairs):
         parts: dict[int, list[Block]] = {0: [], 1: []}
@@ -227,6 +230,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
             key = (task.side, task.block)
             parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
         whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
+        findings.extend(_seed_insensitive(whole, pair, pairs))
         encoding = Encoding.fit(whole)
         encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
@@ -274,10 +278,25 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     outcome["layout"] = encoding.layout
     outcome["kinds"] = tuple(encoding.as_dict(kind_counts)) if not encoding.single else ()
     outcome["histogram"] = _histogram(chosen, pair, index, histograms)
+    outcome["findings"] = tuple(findings)
     if any(unseen):
         outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
                              "split never showed; no chosen event contains them",)
     return outcome
+
+
+def _seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list[str]:
+    """A finding when every selection sample of a side was the same output: the outputs did not vary
+    with the samples' seeds, so the mechanism's noise is a constant there."""
+    constant = [f"d{side}" for side, block in enumerate(whole)
+                if len(block) > 1 and np.all(block.kind_of == block.kind_of[0]) and np.all(block.values == block.values[0])]
+    if not constant:
+        return []
+    where = " and ".join(constant) + (f" of pair {pair}" if pairs > 1 else "")
+    return [f"the output did not vary with the sample's seed: all {len(whole[0])} selection samples on {where} were "
+            "the same output, so the mechanism's noise is a constant there; a fixed seed inside the code (rng(1), "
+            "rand(\"seed\", 1), randn(\"state\", 0), np.random.seed(0)) does this, and a mechanism that always "
+            "releases the same output on a dataset is not randomised at all"]
 
 
 def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray) -> np.ndarray:

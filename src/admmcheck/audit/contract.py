@@ -12,24 +12,20 @@
 * A **claim** is :class:`PrivacyClaim` ``(epsilon, delta)``.
 
 Mechanisms and neighbours given as text (``FILE.py:NAME`` or ``module:NAME``) are loaded
-by :func:`load_callable` *inside the sampling worker processes only*: third-party code
+by :func:`admmcheck.audit.loading.load_callable` *inside the sampling worker processes only*: third-party code
 never runs in the main process.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from collections.abc import Iterable, Sized
 from typing import Any, Callable
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.errors import InvalidConfiguration
 
 
 @dataclass(frozen=True)
@@ -140,37 +136,6 @@ def _shape_of(value: object) -> str:
         inner = ", ".join(_shape_of(v) for v in value)
         return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
     return type(value).__name__
-
-
-def load_callable(spec: str) -> Callable:
-    """Import ``FILE.py:NAME`` or ``module:NAME`` and return NAME. Runs the module's code:
-    call this in a worker process for code under audit, never in the main process."""
-    path, colon, name = spec.rpartition(":")
-    if not colon or not path or not name.isidentifier():
-        raise InvalidConfiguration(f"{spec!r}: write FILE.py:NAME or module:NAME")
-    if path.endswith(".py"):
-        file = Path(path)
-        if not file.is_file():
-            raise InvalidConfiguration(f"{spec!r}: the file {file} does not exist")
-        module_name = f"_admmcheck_audited_{abs(hash(str(file.resolve())))}"
-        loader_spec = importlib.util.spec_from_file_location(module_name, file)
-        if loader_spec is None or loader_spec.loader is None:
-            raise InvalidConfiguration(f"{spec!r}: cannot load {file} as Python")
-        module = importlib.util.module_from_spec(loader_spec)
-        sys.modules[module_name] = module
-        try:
-            loader_spec.loader.exec_module(module)
-        except Exception as exc:
-            raise MechanismError(f"{spec!r}: importing {file} failed: {type(exc).__name__}: {exc}") from None
-    else:
-        try:
-            module = importlib.import_module(path)
-        except Exception as exc:
-            raise InvalidConfiguration(f"{spec!r}: cannot import {path}: {type(exc).__name__}: {exc}") from None
-    target = getattr(module, name, None)
-    if not callable(target):
-        raise InvalidConfiguration(f"{spec!r}: {path} has no callable named {name}")
-    return target
 
 
 class BatchedRunMechanism:

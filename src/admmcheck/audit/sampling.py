@@ -36,7 +36,9 @@ from typing import Any, Iterable, Iterator
 
 import numpy as np
 
-from admmcheck.audit.contract import load_callable, neighbour_pairs
+from admmcheck.audit.contract import neighbour_pairs
+from admmcheck.audit.datafiles import is_data_file
+from admmcheck.audit.loading import load_callable
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.worker_process import WorkerProcess
@@ -50,8 +52,8 @@ class Source:
     spec: str | None = None
     obj: Any = None
 
-    def load(self) -> Any:
-        return load_callable(self.spec) if self.spec is not None else self.obj
+    def load(self, role: str = "mechanism") -> Any:
+        return load_callable(self.spec, role) if self.spec is not None else self.obj
 
     def describe(self) -> str:
         return self.spec if self.spec is not None else getattr(self.obj, "__name__", type(self.obj).__name__)
@@ -62,9 +64,12 @@ class Source:
         if self.spec is None:
             payload = pickle.dumps(self.obj, protocol=pickle.HIGHEST_PROTOCOL)
         else:
-            path = self.spec.rpartition(":")[0]
-            payload = self.spec.encode() + (Path(path).read_bytes() if path.endswith(".py") and Path(path).is_file()
-                                            else b"")
+            path, _, name = self.spec.rpartition(":")
+            files = [Path(path)] + ([Path(path).with_name(f"{name}_batch.m")] if path.endswith(".m") else [])
+            if is_data_file(self.spec):
+                files = [Path(part) for part in self.spec.split(",")]
+            payload = self.spec.encode() + b"".join(f.read_bytes() for f in files
+                                                    if f.suffix in (".py", ".m", ".csv", ".npz") and f.is_file())
         return hashlib.sha256(payload).hexdigest()
 
 
@@ -195,7 +200,7 @@ def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
     """Load the mechanism and the neighbour pairs once per worker (a pool serves one audit)."""
     if "mechanism" not in _WORKER:
         signal.signal(signal.SIGALRM, _alarm)
-        pairs_source = neighbours.load()
+        pairs_source = neighbours.load("neighbours")
         produced = pairs_source() if callable(pairs_source) else pairs_source
         _WORKER.update(mechanism=mechanism.load(), pairs=neighbour_pairs(produced))
     return _WORKER["mechanism"], _WORKER["pairs"]

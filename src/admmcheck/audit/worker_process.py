@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -32,7 +33,7 @@ class WorkerProcess:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "admmcheck.audit.worker", str(write_end)], stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,), close_fds=True,
-            env=os.environ | ONE_THREAD)
+            env=os.environ | ONE_THREAD, start_new_session=True)  # its own process group: see kill()
         os.close(write_end)
         self._results = read_end
         self._buffer = b""
@@ -75,9 +76,13 @@ class WorkerProcess:
         return header, body
 
     def kill(self) -> None:
-        """Stop the process and close its pipes (safe to call more than once)."""
-        if self._process.poll() is None:
-            self._process.kill()
+        """Stop the process with everything it started (its Octave, a mechanism's own subprocesses: the
+        whole process group) and close its pipes (safe to call more than once)."""
+        if self._process.returncode is None:  # not reaped yet, so the group id is still its own
+            try:
+                os.killpg(self._process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         self._process.wait()
         if self._process.stdin:
             self._process.stdin.close()

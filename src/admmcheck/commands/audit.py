@@ -9,6 +9,8 @@ from typing import ClassVar
 
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.contract import Pair, PrivacyClaim
+from admmcheck.audit.datafiles import is_data_file, read_pair
+from admmcheck.audit.octave import require_octave
 from admmcheck.audit.sampling import Source
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, PreconditionError
@@ -21,8 +23,9 @@ from admmcheck.setting import ProblemSetting, build_problem
 
 @dataclass(frozen=True)
 class CodeAuditConfig:
-    """A third-party audit: ``mechanism`` and ``neighbors`` are ``FILE.py:NAME`` or ``module:NAME``;
-    the claim is (``epsilon``, ``delta``)."""
+    """A third-party audit: ``mechanism`` is ``FILE.py:NAME``, ``module:NAME`` or ``FILE.m:FUNCTION``
+    (run in GNU Octave); ``neighbors`` one of those or data files (``D0.csv,D1.csv``, ``PAIR.npz``:
+    :mod:`admmcheck.audit.datafiles`); the claim is (``epsilon``, ``delta``)."""
 
     mechanism: str | None = None
     neighbors: str | None = None
@@ -33,7 +36,12 @@ class CodeAuditConfig:
     def __post_init__(self) -> None:
         for name, value in (("mechanism", self.mechanism), ("neighbors", self.neighbors)):
             if value is None:
-                raise InvalidConfiguration(f"{name} is required: FILE.py:NAME or module:NAME", parameter=name)
+                raise InvalidConfiguration(f"{name} is required: FILE.py:NAME, module:NAME or FILE.m:FUNCTION",
+                                           parameter=name)
+            if value.rpartition(":")[0].endswith(".m"):
+                require_octave(value)
+        if is_data_file(self.neighbors):
+            read_pair(self.neighbors)  # data, not code: refused here, before any worker starts, when malformed
         if self.epsilon is None:
             raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims", parameter="epsilon")
         PrivacyClaim(self.epsilon, self.delta)

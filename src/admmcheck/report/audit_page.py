@@ -33,6 +33,7 @@ th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: ta
 .verdict.no-violation-found { background: #e3f4e1; border-left: 8px solid #55a868; color: #1f5a2b; }
 .verdict .claim { font-size: 0.62em; font-weight: normal; white-space: nowrap; }
 .estimate { font-size: 1.1em; margin: 0.4em 0; }
+.finding { border-left: 4px solid #c44e52; background: #fbe9e9; padding: 0.5em 0.8em; margin: 0.6em 0; }
 .caveat { border-left: 4px solid #dd8452; background: #fdf1e6; padding: 0.5em 0.8em; margin: 0.8em 0; }
 tr.deciding td { background: #fff6c8; }
 code, pre { font-size: 0.88em; } pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
@@ -43,7 +44,8 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <section id="verdict">
 <p class="verdict {{ s.verdict }}">{{ headline }} <span class="claim">({{ claim }})</span></p>
 <p class="estimate">{{ estimate }}</p>
-<p class="caveat">{{ caveat }}</p>
+{% for finding in s.get("findings", ()) %}<p class="finding"><b>Finding:</b> {{ finding }}</p>
+{% endfor %}<p class="caveat">{{ caveat }}</p>
 </section>
 <section id="event">
 <h2>Claim and deciding event</h2>

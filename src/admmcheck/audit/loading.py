@@ -1,0 +1,54 @@
+"""Code under audit, named as text, loaded: ``FILE.py:NAME`` and ``module:NAME`` imported,
+``FILE.m:FUNCTION`` started in GNU Octave, data files read. Used by the sampling worker processes
+only: third-party code never runs in the main process."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Callable
+
+from admmcheck.audit.datafiles import is_data_file, read_pair
+from admmcheck.audit.octave import OctaveMechanism, OctaveNeighbours
+from admmcheck.errors import InvalidConfiguration, MechanismError
+
+
+def load_callable(spec: str, role: str = "mechanism") -> Callable:
+    """Import ``FILE.py:NAME`` or ``module:NAME`` and return NAME, or start ``FILE.m:FUNCTION`` in
+    GNU Octave (:mod:`admmcheck.audit.octave`; ``role`` "mechanism" or "neighbours" says how it is
+    called). Runs the code: call this in a worker process for code under audit, never in the main
+    process. With ``role`` "neighbours", data files (``D0.csv,D1.csv``, ``PAIR.npz``) are read
+    into their :class:`Pair` (:mod:`admmcheck.audit.datafiles`)."""
+    if role == "neighbours":
+        if is_data_file(spec):
+            return read_pair(spec)
+    path, colon, name = spec.rpartition(":")
+    if not colon or not path or not name.isidentifier():
+        raise InvalidConfiguration(f"{spec!r}: write FILE.py:NAME, module:NAME or FILE.m:FUNCTION")
+    if path.endswith(".m"):
+        return OctaveNeighbours(spec) if role == "neighbours" else OctaveMechanism(spec)
+    if path.endswith(".py"):
+        file = Path(path)
+        if not file.is_file():
+            raise InvalidConfiguration(f"{spec!r}: the file {file} does not exist")
+        module_name = f"_admmcheck_audited_{abs(hash(str(file.resolve())))}"
+        loader_spec = importlib.util.spec_from_file_location(module_name, file)
+        if loader_spec is None or loader_spec.loader is None:
+            raise InvalidConfiguration(f"{spec!r}: cannot load {file} as Python")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[module_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:
+            raise MechanismError(f"{spec!r}: importing {file} failed: {type(exc).__name__}: {exc}") from None
+    else:
+        try:
+            module = importlib.import_module(path)
+        except Exception as exc:
+            raise InvalidConfiguration(f"{spec!r}: cannot import {path}: {type(exc).__name__}: {exc}") from None
+    target = getattr(module, name, None)
+    if not callable(target):
+        raise InvalidConfiguration(f"{spec!r}: {path} has no callable named {name}")
+    return target

@@ -1,0 +1,5 @@
+function out = hangs (data)
+  % Never returns.
+  while (true)
+  end
+end
