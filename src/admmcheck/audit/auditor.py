@@ -71,6 +71,7 @@ class AuditResult:
     mechanism: str = ""
     notes: tuple[str, ...] = field(default=())
     findings: tuple[str, ...] = field(default=())
+    search: dict[str, object] | None = None
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract."""
@@ -112,6 +113,7 @@ class AuditResult:
             "complete": self.complete,
             "notes": list(self.notes),
             "findings": list(self.findings),
+            **({"neighbour_search": self.search} if self.search is not None else {}),
         }
 
 

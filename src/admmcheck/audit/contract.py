@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from collections.abc import Iterable, Sized
+from collections.abc import Iterable, Sequence, Sized
 from typing import Any, Callable
 
 import numpy as np
@@ -89,6 +89,11 @@ class Pairs:
         object.__setattr__(self, "pairs", tuple(converted))
 
 
+class PairSequence(Sequence):
+    """Many pairs built on demand (the candidates of a neighbour search,
+    :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`."""
+
+
 PAIR_CONTRACT = ("return admmcheck.audit.Pair(d0, d1) for one pair, or admmcheck.audit.Pairs([Pair(d0, d1), ...]) "
                  "for several")
 
@@ -105,6 +110,8 @@ def neighbour_pairs(produced: object) -> list[Pair]:
         return [produced]
     if isinstance(produced, Pairs):
         return list(produced.pairs)
+    if isinstance(produced, PairSequence):
+        return produced  # type: ignore[return-value]  # a sequence of Pair, built on demand
     if isinstance(produced, (tuple, list)) and len(produced) == 2:
         first, second = produced
         if isinstance(first, Pair) or isinstance(second, Pair):

@@ -364,11 +364,13 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, se
 
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
-                     per_family: int = 2, most: int = 10, kinds: list[str] | None = None) -> list[Event]:
+                     per_family: int = 2, most: int = 10, kinds: list[str] | None = None,
+                     skip: tuple[str, ...] = ()) -> list[Event]:
     """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first.
-    ``kinds`` labels the leading indicator columns of outputs of several kinds (the structure family)."""
+    ``kinds`` labels the leading indicator columns of outputs of several kinds (the structure family);
+    the families named in ``skip`` are not asked (the neighbour search screens without the learned ones)."""
     chosen: list[Event] = []
-    families = _families(s0, s1, layout, sizes, seed, kinds or [])
+    families = _families(s0, s1, layout, sizes, seed, kinds or [], skip)
     for events in families.values():
         ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
         chosen.extend(ranked[:per_family])
@@ -453,10 +455,11 @@ register_family(Family("coordinate", 1, _coordinate_family))
 
 
 def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int,
-              kinds: list[str]) -> dict[str, list[Event]]:
-    """Candidate events of every registered family that applies to these samples, by family."""
+              kinds: list[str], skip: tuple[str, ...] = ()) -> dict[str, list[Event]]:
+    """Candidate events of every registered family that applies to these samples (but those in ``skip``),
+    by family."""
     selection = Selection(s0, s1, layout, sizes, seed, kinds, _discrete(s0, s1))
-    families = {family.name: family.events(selection) for family in FAMILIES}
+    families = {family.name: family.events(selection) for family in FAMILIES if family.name not in skip}
     return {name: events for name, events in families.items() if events}
 
 

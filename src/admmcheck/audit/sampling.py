@@ -306,7 +306,8 @@ class Sampler:
     :class:`MechanismError` on faults. Results come back as JSON and ``.npy`` bytes, never as
     pickles, so nothing a mechanism does in a worker can run code in the main process."""
 
-    def __init__(self, mechanism: Source, neighbours: Source, settings: AuditSettings) -> None:
+    def __init__(self, mechanism: Source, neighbours: Source, settings: AuditSettings, most_pairs: int = 64) -> None:
+        self.most_pairs = most_pairs
         self.requested = settings.randomness
         self.randomness: Randomness | None = None
         self.mechanism, self.neighbours, self.seed = mechanism, neighbours, settings.seed
@@ -349,8 +350,9 @@ class Sampler:
         header, _ = first_worker.receive(self._allowance(1))
         if header["status"] != "ok":
             raise MechanismError(f"{self.mechanism.describe()}: {header['message']}")
-        if header["pairs"] > 64:
-            raise InvalidConfiguration("the neighbours returned more than 64 pairs; audit at most 64 at once")
+        if header["pairs"] > self.most_pairs:
+            raise InvalidConfiguration(f"the neighbours returned more than {self.most_pairs} pairs; audit at most "
+                                       f"{self.most_pairs} at once")
         self.pairs = int(header["pairs"])
         task = Task(0, 0, 0, PROBE_SAMPLES)
         first = self._one(first_worker, task)
