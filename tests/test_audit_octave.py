@@ -7,6 +7,7 @@ skip without it; the codec, the data files and the "no Octave" message are teste
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 
@@ -202,10 +203,8 @@ def test_an_octave_error_is_one_line_naming_the_sample_that_reproduces_it():
     message = str(raised.value)
     assert "\n" not in message
     assert "raises OctaveError: step size is not positive (in fails_sometimes at line 4)" in message
-    where = dict(part.split("=") for part in message.split("(seed=")[1].split(")")[0].replace(" ", "").split(",")
-                 if "=" in part)
-    where["seed"] = message.split("(seed=")[1].split(",")[0]
-    rng = sample_generator(*(int(where[key]) for key in ("seed", "pair", "side", "block", "index")))
+    sample = re.search(r"\(seed=(\d+), pair=(\d+), side=(\d+), block=(\d+), index=(\d+)\)", message)
+    rng = sample_generator(*(int(number) for number in sample.groups()))
     with pytest.raises(OctaveError, match="step size is not positive"):  # the sample named fails again
         OctaveMechanism(_m("fails_sometimes"))(np.array([0.0, 0.5, 0.25]), rng)
 

@@ -162,8 +162,7 @@ def audit(
         drawn_as = sampler.randomness
         k = max(1, first.values.shape[1])
         block_size = max(50, min(10_000, 2_000_000 // max(1, k)))
-        selection = min(max(int(samples * SELECTION_FRACTION), min(2_000, samples // 2)),
-                        max(1_000, SELECTION_NUMBERS // max(1, k)), samples // 2)
+        selection = selection_size(samples, k)
         bounding = samples - selection
         store = None
         if checkpoint is not None:
@@ -188,6 +187,12 @@ def audit(
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
                        wall_time_s=time.perf_counter() - started, pairs=sampler.pairs,
                        mechanism=mechanism.describe(), randomness=drawn_as)
+
+
+def selection_size(samples: int, width: int) -> int:
+    """Samples per side of the selection split for ``samples`` per side of outputs of ``width`` numbers."""
+    return min(max(int(samples * SELECTION_FRACTION), min(2_000, samples // 2)),
+               max(1_000, SELECTION_NUMBERS // max(1, width)), samples // 2)
 
 
 def _resumed_randomness(store: Checkpoint, now: Randomness) -> Randomness:

@@ -46,36 +46,42 @@ def read_table(path: str | Path) -> tuple[tuple[str, ...] | None, np.ndarray]:
     if all(_number(field) is None for field in rows[0]):
         names, rows = tuple(rows[0]), rows[1:]
     width = len(names) if names is not None else len(rows[0]) if rows else 0
+    first_line = 2 if names is not None else 1
     values = np.empty((len(rows), width))
-    for line, row in enumerate(rows, start=2 if names is not None else 1):
+    for r, row in enumerate(rows):
         if len(row) != width:
-            raise InvalidConfiguration(f"{file}, line {line}: {len(row)} fields where the table has {width}")
+            raise InvalidConfiguration(f"{file}, line {r + first_line}: {len(row)} fields where the table has {width}")
         for column, field in enumerate(row):
             number = _number(field)
             if number is None:
-                raise InvalidConfiguration(f"{file}, line {line}, column {column + 1}: {field!r} is not a number "
-                                           "(only the first line may hold column names, and then all of it)")
-            values[line - (2 if names is not None else 1), column] = number
+                raise InvalidConfiguration(f"{file}, line {r + first_line}, column {column + 1}: {field!r} is not a "
+                                           "number (only the first line may hold column names, and then all of it)")
+            values[r, column] = number
     return names, values
+
+
+def read_npz(path: str | Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` file, read without pickle (so reading it runs no code)."""
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidConfiguration(f"{file}: no such file")
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            return {key: archive[key] for key in archive.files}
+    except ValueError as exc:
+        raise InvalidConfiguration(f"{file}: not readable without pickle ({exc}); store plain arrays") from None
 
 
 def read_pair(spec: str) -> Pair:
     """The pair of neighbouring datasets ``spec`` names: ``D0.csv,D1.csv`` or ``PAIR.npz``."""
     if spec.endswith(".npz"):
-        file = Path(spec)
-        if not file.is_file():
-            raise InvalidConfiguration(f"{file}: no such file")
-        try:
-            with np.load(file, allow_pickle=False) as archive:
-                arrays = {key: archive[key] for key in archive.files}
-        except ValueError as exc:
-            raise InvalidConfiguration(f"{file}: not readable without pickle ({exc}); store plain arrays") from None
+        arrays = read_npz(spec)
         keys = set(arrays)
         if keys == {"d0", "d1"}:
             return Pair(arrays["d0"], arrays["d1"])
         if keys == {"X0", "y0", "X1", "y1"}:
             return Pair((arrays["X0"], arrays["y0"]), (arrays["X1"], arrays["y1"]))
-        raise InvalidConfiguration(f"{file} holds the arrays {', '.join(sorted(keys)) or 'none'}; a pair of "
+        raise InvalidConfiguration(f"{spec} holds the arrays {', '.join(sorted(keys)) or 'none'}; a pair of "
                                    f"neighbours is {NPZ_LAYOUTS}")
     files = spec.split(",")
     if len(files) != 2 or not all(f.endswith(".csv") for f in files):

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from admmcheck.audit.contract import Pair, PairSequence
-from admmcheck.audit.datafiles import read_table
+from admmcheck.audit.datafiles import read_npz, read_table
 from admmcheck.errors import InvalidConfiguration
 
 NEIGHBOUR_KINDS = ("replace-one", "add-remove")
@@ -63,15 +63,12 @@ def read_dataset(path: str | Path, label_column: str | None = None) -> Dataset:
         if label_column is not None:
             raise InvalidConfiguration("label_column is for CSV files; an NPZ dataset holds its labels as y",
                                        parameter="label_column")
-        if not Path(path).is_file():
-            raise InvalidConfiguration(f"{path}: no such file", parameter="dataset")
-        with np.load(path, allow_pickle=False) as archive:
-            keys = set(archive.files)
-            if keys not in ({"X"}, {"X", "y"}):
-                raise InvalidConfiguration(f"{path} holds the arrays {', '.join(sorted(keys))}; a dataset is an array "
-                                           "X (records as rows) and, for labels, y", parameter="dataset")
-            features = np.asarray(archive["X"], dtype=np.float64)
-            labels = np.asarray(archive["y"], dtype=np.float64) if "y" in keys else None
+        arrays = read_npz(path)
+        if set(arrays) not in ({"X"}, {"X", "y"}):
+            raise InvalidConfiguration(f"{path} holds the arrays {', '.join(sorted(arrays))}; a dataset is an array "
+                                       "X (records as rows) and, for labels, y", parameter="dataset")
+        features = np.asarray(arrays["X"], dtype=np.float64)
+        labels = np.asarray(arrays["y"], dtype=np.float64) if "y" in arrays else None
         return Dataset(features.reshape(len(features), -1), labels)
     if not path.endswith(".csv"):
         raise InvalidConfiguration(f"{path}: a dataset is a .csv or an .npz file", parameter="dataset")

@@ -65,11 +65,13 @@ class Source:
             payload = pickle.dumps(self.obj, protocol=pickle.HIGHEST_PROTOCOL)
         else:
             path, _, name = self.spec.rpartition(":")
-            files = [Path(path)] + ([Path(path).with_name(f"{name}_batch.m")] if path.endswith(".m") else [])
             if is_data_file(self.spec):
                 files = [Path(part) for part in self.spec.split(",")]
-            payload = self.spec.encode() + b"".join(f.read_bytes() for f in files
-                                                    if f.suffix in (".py", ".m", ".csv", ".npz") and f.is_file())
+            elif path.endswith(".m"):
+                files = [Path(path), Path(path).with_name(f"{name}_batch.m")]
+            else:
+                files = [Path(path)] if path.endswith(".py") else []
+            payload = self.spec.encode() + b"".join(f.read_bytes() for f in files if f.is_file())
         return hashlib.sha256(payload).hexdigest()
 
 

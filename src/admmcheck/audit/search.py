@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.audit.auditor import MOST_EVENTS, SELECTION_FRACTION, AuditResult, audit, event_levels
+from admmcheck.audit.auditor import MOST_EVENTS, AuditResult, audit, event_levels, selection_size
 from admmcheck.audit.contract import Pairs, PrivacyClaim
 from admmcheck.audit.events import SelectionSizes, candidate_events
 from admmcheck.audit.neighbourhoods import CandidatePairs
@@ -92,11 +92,6 @@ def screen(mechanism: Source, candidates: CandidatePairs, claim: PrivacyClaim, s
     bounding split, from ``search.samples`` screening samples per side (-inf where none is predicted)."""
     seed = int(np.random.SeedSequence([settings.seed, SCREEN_STREAM]).generate_state(1, np.uint64)[0] >> 1)
     screening = settings.but(seed=seed, checkpoint=None)
-    selection = min(max(int(settings.samples * SELECTION_FRACTION), min(2_000, settings.samples // 2)),
-                    settings.samples // 2)
-    bounding = settings.samples - selection
-    planned = SelectionSizes((search.samples, search.samples), (bounding, bounding),
-                             event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2, claim.delta)
     blocks = -(-search.samples // SCREEN_BLOCK)
     tasks = [Task(c, side, b, min(SCREEN_BLOCK, search.samples - b * SCREEN_BLOCK))
              for c in range(len(candidates)) for side in (0, 1) for b in range(blocks)]
@@ -104,7 +99,10 @@ def screen(mechanism: Source, candidates: CandidatePairs, claim: PrivacyClaim, s
     parts: dict[int, list[Block]] = {0: [], 1: []}
     budget = Budget(None, progress)
     with Sampler(mechanism, Source(obj=candidates), screening, most_pairs=len(candidates)) as sampler:
-        sampler.probe()
+        width = max(1, sampler.probe().values.shape[1])
+        bounding = settings.samples - selection_size(settings.samples, width)  # the audit's bounding split
+        planned = SelectionSizes((search.samples, search.samples), (bounding, bounding),
+                                 event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2, claim.delta)
         for task, block in budget.steps(sampler.draw(tasks), "search: screening candidate pairs", total=len(tasks)):
             parts[task.side].append(block)
             if task.side == 1 and task.block == blocks - 1:

@@ -21,6 +21,7 @@ to it, is used when present. What the function prints goes nowhere. Octave error
 
 from __future__ import annotations
 
+import atexit
 import base64
 import os
 import select
@@ -103,7 +104,8 @@ class OctaveSession:
         while len(self._buffer) < size:
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and (wait <= 0 or not select.select([self._answers], [], [], wait)[0]):
-                raise MechanismError(f"Octave did not answer within {STARTUP_TIMEOUT:g} s{self._said()}")
+                raise MechanismError(f"Octave did not answer a request that runs no audited code within "
+                                     f"{STARTUP_TIMEOUT:g} s{self._said()}")
             chunk = os.read(self._answers, max(1 << 16, size - len(self._buffer)))
             if not chunk:
                 raise MechanismError(f"Octave exited{self._said()}")
@@ -143,15 +145,21 @@ class OctaveSession:
         if self._answers is not None:
             os.close(self._answers)
             self._answers = None
+        self._log.close()
 
 
 _SESSION: OctaveSession | None = None
 
 
 def session() -> OctaveSession:
-    """This process's Octave (started on first use, started again after it was killed)."""
+    """This process's Octave (started on first use, started again after it was killed; stopped when the
+    process exits)."""
     global _SESSION
     if _SESSION is None or not _SESSION.alive:
+        if _SESSION is None:
+            atexit.register(lambda: _SESSION is not None and _SESSION.close())
+        else:
+            _SESSION.close()
         _SESSION = OctaveSession()
     return _SESSION
 
@@ -191,9 +199,6 @@ class OctaveFunction:
         key = octave.dataset(args[0]) if args else 0
         seeds = "" if rng is None else " " + _seeds(rng)
         return octave.request(f"call {self.name} {key} {nargout}{seeds}", timeout=timeout)
-
-    def __getstate__(self):  # noqa: D105 - sent to workers as the spec only
-        return {"spec": self.spec}
 
 
 class OctaveMechanism(OctaveFunction):
