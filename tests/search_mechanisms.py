@@ -18,3 +18,9 @@ def one_record_leaks(data, rng):
 def correct_sum(data, rng):
     """The sum of the records plus Laplace(1): epsilon = 1 for one record replaced within [0, 1]."""
     return float(np.sum(data)) + rng.laplace(0.0, 1.0)
+
+
+def noisy_answers(answers, rng):
+    """Each query answer plus Laplace(1): epsilon = 1 when one answer moves by 1, but StatDP's patterns move up
+    to all of them (epsilon = the number of answers that move)."""
+    return answers + rng.laplace(0.0, 1.0, size=len(answers))

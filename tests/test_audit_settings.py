@@ -73,10 +73,11 @@ def test_the_cli_says_the_same_mistake_as_its_flag_on_every_audit(capsys, argv, 
 def test_seed_seeds_both_the_data_and_the_samples_of_a_reference_audit(capsys):
     from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
 
-    assert main(["audit", "pp", "--seed", "3", "--samples", "1000", "--workers", "1", "--json"]) == 0
+    assert main(["audit", "pp", "--record", "0:0", "--seed", "3", "--samples", "1000", "--workers", "1", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     settings = AuditSettings(samples=1_000, workers=1, seed=3, timeout=60.0, randomness="seeded")
-    same, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=3, settings=settings))
-    other_data, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=0, settings=settings))
+    same, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=3, settings=settings, record=(0, 0)))
+    other_data, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=0, settings=settings,
+                                                             record=(0, 0)))
     assert cli["seed"] == 3 and cli["p_d0"] == same.as_dict()["p_d0"] and cli["p_d1"] == same.as_dict()["p_d1"]
     assert (other_data.as_dict()["p_d0"], other_data.as_dict()["p_d1"]) != (cli["p_d0"], cli["p_d1"])

@@ -64,9 +64,17 @@ AUDIT_EXAMPLES = [
     (1, lambda out, folder: out["verdict"] == "violation" and "raised ValueError" in out["event"]),
     (1, lambda out, folder: out["verdict"] == "violation" and out["epsilon_lower_bound"] > 3
         and "did not vary with the sample's seed" in out["findings"][0], "octave"),
+    (1, lambda out, folder: out["verdict"] == "violation" and 1.0 < out["epsilon_lower_bound"] <= 9.728
+        and out["neighbour_search"]["candidates_screened"] == 20 and out["neighbour_pairs"] == 1
+        and out["neighbour_search"]["found"]["change"].endswith("replaced by the box corner farthest from it (1000)")),
+    (1, lambda out, folder: out["verdict"] == "violation" and 1.0 < out["epsilon_lower_bound"] <= 5.0
+        and out["neighbour_search"]["found"]["pattern"] not in ("one above", "one below")),
     (1, lambda out, folder: (folder / "noisy-count-audit" / "audit.html").exists()
         and json.loads((folder / "noisy-count-audit" / "audit.json").read_text())["verdict"] == "violation"),
 ]
+
+
+CSV_FILES = ("incomes.csv",)
 
 
 def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int:
@@ -75,6 +83,11 @@ def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int
         for code in blocks("audit-third-party-code.md", language):
             name = re.match(rf"{marker} file: (\S+)", code).group(1)
             (tmp_path / name).write_text(code)
+    tables = blocks("audit-third-party-code.md", "csv")  # a CSV file has no comment line to name it: the page
+    assert len(tables) == len(CSV_FILES)                # names it in the sentence before the block
+    for name, table in zip(CSV_FILES, tables):
+        assert f"`{name}`" in (DOCS / "audit-third-party-code.md").read_text()
+        (tmp_path / name).write_text(table)
     monkeypatch.chdir(tmp_path)
     commands = blocks("audit-third-party-code.md", "bash")
     assert len(commands) == len(AUDIT_EXAMPLES)
@@ -91,7 +104,7 @@ def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int
 
 @pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
 def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
-    assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 6
+    assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 8
 
 
 @pytest.mark.skipif(octave_command() is None, reason="GNU Octave is not installed (bash .ci/run installs Debian's "

@@ -146,7 +146,8 @@ def test_cli_run_bound_and_audit_of_dpsda(capsys):
     assert main(["bound", "dpsda-ps", "--epsilon", "0.5", "--iterations", "50", "--json"]) == 0
     bound = json.loads(capsys.readouterr().out)
     assert bound["epsilon"] == 0.5 and bound["epsilon_total"] == 25.0 and "preconditions" in bound
-    code = main(["audit", "dpsda-c", "--white-box", "--samples", "4000", "--workers", "2", "--json"])
+    code = main(["audit", "dpsda-c", "--white-box", "--changed-round", "1", "--samples", "4000", "--workers", "2",
+                 "--json"])
     audit = json.loads(capsys.readouterr().out)
     assert code == 0 and audit["verdict"] == "no-violation-found"
     white = audit["white_box"]

@@ -224,9 +224,12 @@ def test_where_the_supports_agree_the_loss_is_a_density_ratio():
 
 
 def test_cli_audit_of_dp_sharing_reports_the_support_violation(capsys):
-    code = main(["audit", "dp-sharing", "--white-box", "--samples", "2000", "--workers", "2", "--json"])
+    code = main(["audit", "dp-sharing", "--white-box", "--samples", "2000", "--workers", "2", "--search-candidates", "6",
+                 "--search-samples", "300", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["verdict"] == "violation" and "support" in out["event"]
+    assert out["neighbour_search"]["candidates_built"] == 80  # every row of both parties
+    assert out["neighbours"] == out["neighbour_search"]["found"]["change"]
     assert out["epsilon_lower_bound"] > out["claimed_epsilon"]
     assert out["white_box"]["infinite_fraction"] == 1.0 and out["white_box"]["verdict"] == "violation"
     assert out["theorem"]["sigma"][0] > 0 and out["p_d0"]["count"] == 0

@@ -57,9 +57,10 @@ def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
 def test_cli_white_box_json_fields(capsys, tmp_path):
     plot = tmp_path / "loss.png"
     code = main(["audit", "radmm", "--white-box", "--search", "--samples", "1500", "--workers", "1",
-                 "--plot", str(plot), "--json"])
+                 "--search-candidates", "5", "--search-samples", "300", "--plot", str(plot), "--json"])
     out = json.loads(capsys.readouterr().out)
     white = out["white_box"]
+    assert white["neighbours"] == out["neighbour_search"]["found"]["change"]  # the white box takes the pair audited
     for key in ("max_loss", "mean_loss", "quantiles", "worst_case", "claimed_beta", "ratio", "privacy_profile"):
         assert key in white
     assert code == 0 and white["verdict"] == "within-claim" and white["claimed_beta"] == out["claimed_epsilon"]

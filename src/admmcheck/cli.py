@@ -28,10 +28,12 @@ from typing import Callable, Sequence
 
 from admmcheck import __version__
 from admmcheck.audit.settings import FIELDS as SETTINGS_FIELDS
+from admmcheck.audit.neighbourhoods import DOMAIN_FORMS, NEIGHBOUR_KINDS
+from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import RANDOMNESS_MODES, AuditSettings
 from admmcheck.commands.attack import AttackConfig, run_attack
-from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, consensus_mechanisms, run_audit,
-                                      run_reference_audit)
+from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, audited_place, consensus_mechanisms,
+                                      run_audit, run_reference_audit)
 from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.commands.consensus import (BoundConfig, ExperimentConfig, RunConfig, bound_mechanisms,
                                           consensus_algorithms, evaluate_bound, execute, execute_experiment)
@@ -102,6 +104,13 @@ def _integers(text: str) -> tuple[int, ...]:
 
 
 _INTEGERS = _integers
+
+
+def _place(text: str) -> tuple[int, int]:
+    parts = text.split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: write two whole numbers as A:B, e.g. 0:3")
+    return int(parts[0]), int(parts[1])
 _RATIONALS = _argument_type(lambda text: tuple(_rational_text(p) for p in split_top_level(text)),
                             "one rational, or one per node separated by commas")
 
@@ -246,7 +255,16 @@ def _parser() -> argparse.ArgumentParser:
             "PAIR.npz (arrays d0, d1, or X0, y0, X1, y1)")
     _option(code, "--epsilon", None, "the epsilon the mechanism claims", type=_NUMBER)
     _option(code, "--delta", 0.0, "the delta the mechanism claims", type=_NUMBER)
+    _option(code, "--neighbour-kind", None, "instead of --neighbors, search the neighbours: replace-one or "
+            "add-remove of a record of --dataset, or query-answers: StatDP's patterns on --queries answers",
+            choices=NEIGHBOUR_KINDS)
+    _option(code, "--dataset", None, "the records whose neighbours are searched: FILE.csv (numbers; a header line "
+            "of names allowed) or FILE.npz (X, and y for labels); the mechanism receives X, or (X, y) with labels")
+    _option(code, "--label-column", None, "the CSV column (by its header name) holding the labels")
+    _option(code, "--record-domain", None, "replace-one: where a replaced record may lie: " + DOMAIN_FORMS)
+    _option(code, "--queries", None, "query-answers: how many query answers the mechanism takes", type=int)
     _audit_settings_options(code, plain_audit, third_party=True)
+    _search_options(code, SearchSettings())
 
     reference = ReferenceAuditConfig()
     for name in consensus_mechanisms():
@@ -276,8 +294,11 @@ def _parser() -> argparse.ArgumentParser:
             _option(sub, "--eta", reference.eta, "penalty eta (a schedule eta_i(t) where the algorithm allows one)",
                     type=_SCHEDULE)
         _option(sub, "--alpha", reference.alpha, "noise parameter alpha_i(t)", type=_SCHEDULE)
-        _option(sub, "--neighbour-kind", reference.neighbours, " or ".join(spec.neighbour_kinds) + " of record 0 "
-                "of node 0", dest="neighbours")
+        _option(sub, "--neighbour-kind", reference.neighbours, " or ".join(spec.neighbour_kinds) + " of one record",
+                dest="neighbours")
+        _option(sub, "--record", None, "NODE:INDEX: change this record (default: the neighbour search chooses among "
+                "every record of every node)", type=_place)
+        _search_options(sub, spec.search)
         if spec.exact_loss is not None:
             _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
                     "(loss law, privacy profile) against beta", action="store_true")
@@ -303,7 +324,11 @@ def _parser() -> argparse.ArgumentParser:
                                 ("--c1", sharing_audit.c1, "bound on R_m'' (Assumption 2.2)"),
                                 ("--b1", sharing_audit.b1, "bound b1 of Assumption 2.1")):
         _option(sub, flag, default, text, type=_NUMBER)
-    _option(sub, "--neighbour-kind", sharing_audit.neighbours, "row or column of party 0", dest="neighbours")
+    _option(sub, "--neighbour-kind", sharing_audit.neighbours, "row (one row of a party moved on the unit sphere) or "
+            "column (column 0 of a party negated)", dest="neighbours")
+    _option(sub, "--row", None, "PARTY:ROW: change this row (default: the neighbour search chooses among every row "
+            "of every party)", type=_place)
+    _search_options(sub, REGISTRY.mechanism("dp-sharing").search)
     _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts", action="store_true")
 
     online_audit = DpsdaAuditConfig()
@@ -314,8 +339,10 @@ def _parser() -> argparse.ArgumentParser:
                                           ("--iterations", "iterations", online_audit.iterations, "rounds T"),
                                           ("--window", "window", online_audit.window, "connectivity window B"),
                                           ("--changed-round", "changed_round", online_audit.changed_round,
-                                           "the round t0 whose function the neighbour changes")):
+                                           "the round t0 whose function the neighbour changes (default: the "
+                                           "neighbour search chooses among every round)")):
             _option(sub, flag, default, text, type=int, dest=dest)
+        _search_options(sub, REGISTRY.mechanism(name).search)
         _option(sub, "--epsilon", online_audit.epsilon, "epsilon per round that sets the Laplace scale (Lemma 1); "
                 "the audited claim is T*epsilon", type=_NUMBER)
         _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts and its worst case",
@@ -379,6 +406,16 @@ def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSett
         parser.add_argument("--exceptions-are-outputs", action="store_true", default=argparse.SUPPRESS,
                             help="a call that raises releases the exception's type (an output like any other) "
                                  "instead of stopping the audit")
+
+
+def _search_options(parser: argparse.ArgumentParser, defaults: SearchSettings) -> None:
+    """The flags of :class:`~admmcheck.audit.search.SearchSettings`: the neighbour search's budget."""
+    _option(parser, "--search-candidates", defaults.candidates, "neighbour search: candidate pairs screened at most "
+            "(a seeded subset when there are more)", type=int)
+    _option(parser, "--search-samples", defaults.samples, "neighbour search: screening samples per side for each "
+            "candidate (drawn apart from the audit's)", type=int)
+    _option(parser, "--search-keep", defaults.keep, "neighbour search: the best-screened pairs bounded on fresh "
+            "samples (1 - confidence is shared among them only)", type=int)
 
 
 def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
@@ -584,6 +621,10 @@ def _command_experiment(args: argparse.Namespace) -> int:
 
 
 SETTINGS_FLAGS = {"audit_samples": "samples"} | {name: name for name in SETTINGS_FIELDS if name != "samples"}
+SEARCH_FLAGS = ("search_candidates", "search_samples", "search_keep")
+#: the field of each audit configuration that gives the neighbours by hand (None: they are searched)
+GIVEN_PAIR = {CodeAuditConfig: "neighbors", ReferenceAuditConfig: "record", SharingAuditConfig: "row",
+              DpsdaAuditConfig: "changed_round"}
 
 
 def _audit_config(config_type: type, flags: dict):
@@ -593,8 +634,20 @@ def _audit_config(config_type: type, flags: dict):
     own = {f.name for f in dataclass_fields(config_type)}
     typed = {SETTINGS_FLAGS[name]: (flags[name] if name in own else flags.pop(name))
              for name in list(flags) if name in SETTINGS_FLAGS}
+    search = {name.removeprefix("search_"): flags.pop(name) for name in list(flags) if name in SEARCH_FLAGS}
     config = config_from_flags(config_type, flags)
-    return replace(config, settings=config.settings.but(**typed))
+    config = replace(config, settings=config.settings.but(**typed))
+    if search:
+        given = GIVEN_PAIR[config_type]
+        if getattr(config, given) is not None:
+            raise InvalidConfiguration(f"--search-{next(iter(search))} is the neighbour search's budget, but "
+                                       f"--{given.replace('_', '-')} gives the neighbours: nothing is searched; "
+                                       "remove one of them")
+        try:
+            config = replace(config, neighbour_search=replace(config.neighbour_search, **search))
+        except InvalidConfiguration as exc:
+            raise InvalidConfiguration(f"--search-{exc.parameter} {str(exc).partition('=')[2]}") from None
+    return config
 
 
 def _command_audit(args: argparse.Namespace) -> int:
@@ -620,6 +673,7 @@ def _command_audit(args: argparse.Namespace) -> int:
         result, bound = run_reference_audit(config, progress=progress)
         extra = {"theorem": bound}
         if white:
+            config = replace(config, record=audited_place(result, config.record))  # the pair the audit used
             extra["white_box"] = run_white_box(config, WhiteBoxConfig(config.settings.samples, bool(white.get("search")),
                                                                       white.get("plot")), progress=progress)
             extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
@@ -659,6 +713,11 @@ def _print_audit_head(summary: dict, claim: str) -> None:
         print(f"  point estimate: infinite: {never} never gave an output in this event (a support mismatch)")
     for finding in summary.get("findings", ()):
         print(f"  finding: {finding}")
+    search = summary.get("neighbour_search")
+    if search:
+        print(f"  neighbours found by the search: {search['found']['change']} (of {search['candidates_screened']} "
+              f"candidates screened on {search['screening_samples_per_side']} samples per side, {search['kept']} "
+              "bounded)")
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]

@@ -91,7 +91,15 @@ class Pairs:
 
 class PairSequence(Sequence):
     """Many pairs built on demand (the candidates of a neighbour search,
-    :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`."""
+    :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`;
+    ``describe(i)`` says in words which pair i is, ``total`` how many there were before any subset was drawn."""
+
+    @property
+    def total(self) -> int:
+        return len(self)
+
+    def describe(self, index: int) -> dict[str, object]:
+        return {"pair": index}
 
 
 PAIR_CONTRACT = ("return admmcheck.audit.Pair(d0, d1) for one pair, or admmcheck.audit.Pairs([Pair(d0, d1), ...]) "

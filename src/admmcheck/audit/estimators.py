@@ -13,24 +13,26 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 
 def cp_lower(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
     """One-sided lower Clopper-Pearson bound on p from ``count`` successes in ``n`` (0 if count = 0).
 
-    ``count`` may be fractional (a predicted count); the Beta quantile is defined for it.
+    ``count`` may be fractional (a predicted count); the Beta quantile is defined for it. It is taken
+    from ``scipy.special.betaincinv``, the function ``scipy.stats.beta.ppf`` evaluates, without the
+    latter's argument handling (most of the time of a small call: the neighbour search makes many).
     """
     count, n = np.asarray(count, dtype=float), np.asarray(n, dtype=float)
     safe = np.maximum(count, 1e-300)
-    lower = stats.beta.ppf(alpha, safe, np.maximum(n - count + 1, 1e-300))
+    lower = special.betaincinv(safe, np.maximum(n - count + 1, 1e-300), alpha)  # Beta(a, b).ppf(alpha)
     return np.where(count <= 0, 0.0, lower)
 
 
 def cp_upper(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
     """One-sided upper Clopper-Pearson bound on p from ``count`` successes in ``n`` (1 if count = n)."""
     count, n = np.asarray(count, dtype=float), np.asarray(n, dtype=float)
-    upper = stats.beta.ppf(1 - alpha, count + 1, np.maximum(n - count, 1e-300))
+    upper = special.betaincinv(count + 1, np.maximum(n - count, 1e-300), 1 - alpha)  # Beta.ppf(1 - alpha)
     return np.where(count >= n, 1.0, upper)
 
 

@@ -78,13 +78,15 @@ class Event:
 
 @dataclass(frozen=True)
 class SelectionSizes:
-    """Sample sizes of the selection split and of the bounding split, per side, and the
-    per-interval level the bounding phase will use."""
+    """Sample sizes of the selection split and of the bounding split, per side, the
+    per-interval level the bounding phase will use, and how many quantile cuts a threshold is chosen
+    among (fewer for the neighbour search's screening, :mod:`admmcheck.audit.search`)."""
 
     selection: tuple[int, int]
     bounding: tuple[int, int]
     alpha_each: float
     delta: float
+    cuts: int = QUANTILES
 
 
 def _predicted(counts0, counts1, sizes: SelectionSizes, numerator: int) -> np.ndarray:
@@ -101,7 +103,7 @@ def _predicted(counts0, counts1, sizes: SelectionSizes, numerator: int) -> np.nd
 def best_threshold(score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> tuple[float, bool, int, float]:
     """(threshold c, above, numerator side, predicted ε) of the best event ``score > c`` / ``score < c``."""
     pooled = np.concatenate([score0, score1])
-    cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, QUANTILES + 1)))
+    cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, sizes.cuts + 1)))
     sorted0, sorted1 = np.sort(score0), np.sort(score1)
     best = (float(cuts[0]), True, 0, -np.inf)
     for above in (True, False):

@@ -9,6 +9,11 @@ A user has a dataset and a notion of neighbour, not the pair where the leak is l
   record and the poles of its largest coordinate; every point of a finite set) and, with labels,
   its label changed to each other label seen.
 
+For mechanisms that answer n queries (a vector of query answers, each changing by at most 1 between
+neighbours), :func:`query_answer_pairs` gives the input patterns of StatDP (Ding et al., CCS 2018,
+Table 2), which DP-Sniper (Bichsel et al., S&P 2021) also uses: one above, one below, one above rest
+below, one below rest above, half half, all above, all below, X shape.
+
 Each candidate says what it is (:meth:`CandidatePairs.describe`: which record, what change).
 :class:`CandidatePairs` is a :class:`~admmcheck.audit.contract.PairSequence`: it builds pair i
 only when a worker asks for it, so a hundred candidates do not hold a hundred copies of the data.
@@ -26,7 +31,7 @@ from admmcheck.audit.contract import Pair, PairSequence
 from admmcheck.audit.datafiles import read_npz, read_table
 from admmcheck.errors import InvalidConfiguration
 
-NEIGHBOUR_KINDS = ("replace-one", "add-remove")
+NEIGHBOUR_KINDS = ("replace-one", "add-remove", "query-answers")
 DOMAIN_FORMS = ("box:LOW:HIGH (every column), box:LOW:HIGH,LOW:HIGH,... (one per column), set:FILE.csv "
                 "(the records a replacement may be), unit-ball (Euclidean norm <= 1, as the papers assume)")
 
@@ -172,7 +177,11 @@ class CandidatePairs(PairSequence):
     """Pairs (the dataset, the dataset with one :class:`Change`), built when asked for."""
 
     def __init__(self, dataset: Dataset, kind: str, changes: list[Change], total: int) -> None:
-        self.dataset, self.kind, self.changes, self.total = dataset, kind, tuple(changes), total
+        self.dataset, self.kind, self.changes, self._total = dataset, kind, tuple(changes), total
+
+    @property
+    def total(self) -> int:
+        return self._total
 
     def __len__(self) -> int:
         return len(self.changes)
@@ -203,8 +212,9 @@ def candidate_pairs(dataset: Dataset, kind: str, domain: RecordDomain | None = N
                     seed: int = 0) -> CandidatePairs:
     """The candidate pairs of ``kind`` (:data:`NEIGHBOUR_KINDS`); when there are more than ``most``, a
     uniformly drawn ``most`` of them (reproducibly from ``seed``; ``total`` keeps the full count)."""
-    if kind not in NEIGHBOUR_KINDS:
-        raise InvalidConfiguration(f"neighbour_kind={kind!r}: choose {' or '.join(NEIGHBOUR_KINDS)}",
+    if kind not in NEIGHBOUR_KINDS[:2]:
+        raise InvalidConfiguration(f"neighbour_kind={kind!r}: a dataset's neighbours are "
+                                   f"{' or '.join(NEIGHBOUR_KINDS[:2])} (query-answers takes no dataset)",
                                    parameter="neighbour_kind")
     changes: list[Change] = []
     if kind == "add-remove":
@@ -221,11 +231,56 @@ def candidate_pairs(dataset: Dataset, kind: str, domain: RecordDomain | None = N
             if dataset.labels is not None:
                 changes.extend(Change(i, f"label of record {i} changed from {dataset.labels[i]:g} to {value:g}",
                                       label=value) for value in values if value != dataset.labels[i])
-    total = len(changes)
     if not changes:
         raise InvalidConfiguration("no candidate pair could be built: every replacement equals its record",
                                    parameter="record_domain")
-    if total > most:
-        keep = np.sort(np.random.default_rng(seed).choice(total, size=most, replace=False))
-        changes = [changes[j] for j in keep]
-    return CandidatePairs(dataset, kind, changes, total)
+    return CandidatePairs(dataset, kind, at_most(changes, most, seed), len(changes))
+
+
+def at_most(items: list, most: int, seed: int) -> list:
+    """``items``, or a uniformly drawn ``most`` of them in their order (reproducibly from ``seed``)
+    when there are more: the search's budget of candidates."""
+    if len(items) <= most:
+        return list(items)
+    return [items[j] for j in np.sort(np.random.default_rng(seed).choice(len(items), size=most, replace=False))]
+
+
+def _patterns(n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    ones, half = np.ones(n), n // 2
+    above = np.concatenate(([2.0], np.ones(n - 1)))
+    return [("one above", ones, above),
+            ("one below", ones, np.concatenate(([0.0], np.ones(n - 1)))),
+            ("one above rest below", ones, np.concatenate(([2.0], np.zeros(n - 1)))),
+            ("one below rest above", ones, np.concatenate(([0.0], np.full(n - 1, 2.0)))),
+            ("half half", ones, np.concatenate((np.zeros(half), np.full(n - half, 2.0)))),
+            ("all above", ones, np.full(n, 2.0)),
+            ("all below", ones, np.zeros(n)),
+            ("X shape", np.concatenate((np.ones(half), np.zeros(n - half))),
+             np.concatenate((np.zeros(half), np.ones(n - half))))]
+
+
+class QueryAnswerPairs(PairSequence):
+    """StatDP's input patterns for a mechanism on ``queries`` query answers (each answer moves by at
+    most 1): the data a mechanism receives is a float array of length ``queries``."""
+
+    def __init__(self, queries: int) -> None:
+        if not isinstance(queries, int) or isinstance(queries, bool) or queries < 1:
+            raise InvalidConfiguration(f"queries={queries!r}: the number of query answers the mechanism takes, "
+                                       "a positive integer", parameter="queries")
+        self.queries = queries
+        patterns = _patterns(queries)
+        if queries == 1:  # one above rest below is one above, and so on: keep each pair once
+            patterns = [p for j, p in enumerate(patterns)
+                        if not any(np.array_equal(p[1], q[1]) and np.array_equal(p[2], q[2]) for q in patterns[:j])]
+        self.patterns = tuple(patterns)
+
+    def __len__(self) -> int:
+        return len(self.patterns)
+
+    def __getitem__(self, index: int) -> Pair:
+        _, d0, d1 = self.patterns[index]
+        return Pair(d0.copy(), d1.copy())
+
+    def describe(self, index: int) -> dict[str, object]:
+        name, d0, d1 = self.patterns[index]
+        return {"pattern": name, "kind": "query-answers", "change": f"{name}: {_vector(d0)} -> {_vector(d1)}"}

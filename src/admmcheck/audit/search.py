@@ -1,6 +1,8 @@
 """The neighbour search: screen many candidate pairs, then audit only the chosen ones on fresh samples.
 
-1. **Screening.** Every candidate pair (:class:`~admmcheck.audit.neighbourhoods.CandidatePairs`)
+1. **Screening.** Every candidate pair (a :class:`~admmcheck.audit.contract.PairSequence`: a dataset's
+   :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`, StatDP's query-answer patterns, or a registered
+   mechanism's :class:`~admmcheck.mechanisms.candidates.RegisteredPairs`)
    gets ``SearchSettings.samples`` samples per side of its own, drawn from a seed stream apart from
    the audit's. On them the audit's own event selection (:func:`~admmcheck.audit.events.candidate_events`)
    predicts the bound the pair would give on the audit's bounding split (without the learned
@@ -26,9 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.audit.auditor import MOST_EVENTS, AuditResult, audit, event_levels, selection_size
-from admmcheck.audit.contract import Pairs, PrivacyClaim
+from admmcheck.audit.contract import PairSequence, Pairs, PrivacyClaim
 from admmcheck.audit.events import SelectionSizes, candidate_events
-from admmcheck.audit.neighbourhoods import CandidatePairs
 from admmcheck.audit.outputs import Block, Encoding
 from admmcheck.audit.sampling import Sampler, Source, Task
 from admmcheck.audit.settings import AuditSettings
@@ -40,6 +41,8 @@ SCREEN_BLOCK = 5_000
 # families not asked while screening: the learned ones (a gradient-boosting fit took seconds per candidate); the
 # chosen pairs' audit uses every family
 SCREEN_SKIPS = ("classifier", "mixed")
+SCREEN_CUTS = 50  # thresholds tried per score while screening (the audit tries 400): a ranking needs no finer
+# choice, and the bounds of each cut cost most of a candidate's screening time
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class SearchSettings:
         positive_int("keep", self.keep)
 
 
-def search_audit(mechanism: Source, candidates: CandidatePairs, claim: PrivacyClaim,
+def search_audit(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim,
                  settings: AuditSettings | None = None, search: SearchSettings | None = None,
                  progress: bool = False) -> AuditResult:
     """Screen ``candidates``, audit the ``search.keep`` best on fresh samples, and say which pair was found
@@ -65,13 +68,16 @@ def search_audit(mechanism: Source, candidates: CandidatePairs, claim: PrivacyCl
     settings = settings or AuditSettings()
     search = search or SearchSettings()
     started = time.perf_counter()
-    scores = screen(mechanism, candidates, claim, settings, search, progress)
+    if len(candidates) > search.keep:
+        scores = screen(mechanism, candidates, claim, settings, search, progress)
+    else:  # nothing to choose: every candidate is audited
+        scores = [float("nan")] * len(candidates)
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     chosen = order[:min(search.keep, len(candidates))]
     screened_s = time.perf_counter() - started
     result = audit(mechanism, Source(obj=Pairs([candidates[i] for i in chosen])), claim, settings, progress=progress)
     found = chosen[result.pair]
-    return dataclasses.replace(result, search={
+    return dataclasses.replace(result, wall_time_s=time.perf_counter() - started, search={
         "found": candidates.describe(found) | {"screen_epsilon": _finite(scores[found])},
         "chosen": [candidates.describe(i) | {"screen_epsilon": _finite(scores[i])} for i in chosen],
         "best_screened": [candidates.describe(i) | {"screen_epsilon": _finite(scores[i])} for i in order[:10]],
@@ -86,7 +92,7 @@ def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def screen(mechanism: Source, candidates: CandidatePairs, claim: PrivacyClaim, settings: AuditSettings,
+def screen(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim, settings: AuditSettings,
            search: SearchSettings, progress: bool = False) -> list[float]:
     """Each candidate's score: the bound the audit's event selection predicts for it on the audit's
     bounding split, from ``search.samples`` screening samples per side (-inf where none is predicted)."""
@@ -102,7 +108,8 @@ def screen(mechanism: Source, candidates: CandidatePairs, claim: PrivacyClaim, s
         width = max(1, sampler.probe().values.shape[1])
         bounding = settings.samples - selection_size(settings.samples, width)  # the audit's bounding split
         planned = SelectionSizes((search.samples, search.samples), (bounding, bounding),
-                                 event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2, claim.delta)
+                                 event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2, claim.delta,
+                                 cuts=SCREEN_CUTS)
         for task, block in budget.steps(sampler.draw(tasks), "search: screening candidate pairs", total=len(tasks)):
             parts[task.side].append(block)
             if task.side == 1 and task.block == blocks - 1:

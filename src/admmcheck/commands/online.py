@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
+from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.errors import InvalidConfiguration
@@ -99,36 +100,41 @@ def execute_dpsda(config: DpsdaRunConfig) -> dict[str, object]:
 class DpsdaAuditConfig:
     """``audit dpsda-c|dpsda-ps``: the full transcript at a small setting (§6.1 regression with one
     coordinate per node), noise-free gradients, σ of Lemma 1 / Theorem 2 for ``epsilon`` per round,
-    neighbours: round ``changed_round``'s target b replaced by −b; claim: T·ε (Theorem 2/4)."""
+    neighbours: round ``changed_round``'s target b replaced by −b (when none is given, the round the
+    neighbour search finds, budget ``neighbour_search``); claim: T·ε (Theorem 2/4)."""
 
     algorithm: str = "dpsda-c"
     nodes: int = 4
     iterations: int = 2
     epsilon: float = 1.0
     window: int = 1
-    changed_round: int = 1
+    changed_round: int | None = None
     seed: int = 0
     white_box: bool = False
     settings: AuditSettings | None = None
+    neighbour_search: SearchSettings | None = None
 
     gradient_noise: ClassVar[float] = 0.0  # noise-free gradients: the Laplace noise is the only randomness
     FLAG_NAMES = {"algorithm": "MECHANISM"}
 
     def __post_init__(self) -> None:
-        for name in ("nodes", "iterations", "window", "changed_round"):
+        for name in ("nodes", "iterations", "window"):
             positive_int(name, getattr(self, name))
-        if self.changed_round > self.iterations:
+        if self.changed_round is not None and positive_int("changed_round", self.changed_round) > self.iterations:
             raise InvalidConfiguration(f"changed_round={self.changed_round} must be one of the T = {self.iterations} "
                                        "rounds", parameter="changed_round")
         if self.settings is None:
             object.__setattr__(self, "settings", REGISTRY.mechanism(self.algorithm).audit.but(seed=self.seed))
+        if self.neighbour_search is None:
+            object.__setattr__(self, "neighbour_search", REGISTRY.mechanism(self.algorithm).search)
 
 
 def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[str, object]:
     """Black-box audit against T·ε, and with ``white_box`` the exact loss of the same number of
     transcripts and its searched worst case."""
-    from admmcheck.audit import Pair, PrivacyClaim, Source, audit
+    from admmcheck.audit import PrivacyClaim
     from admmcheck.audit.loss_profile import loss_distribution
+    from admmcheck.commands.audit import audit_registered, audited_place
     from admmcheck.mechanisms.dpsda import DpsdaMechanism
 
     spec = REGISTRY.mechanism(config.algorithm)
@@ -138,12 +144,13 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
                              directed=config.algorithm == "dpsda-ps")
     claims = spec.claim(problem, graphs, config)  # noise-free gradients: config.gradient_noise is 0
     mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=config.algorithm == "dpsda-ps")
-    t0 = config.changed_round
-    pair = spec.neighbours(problem, t0)
-    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)), PrivacyClaim(claims.epsilon_total),
-                   config.settings.but(randomness="seeded"), progress=progress)  # our own code
+    kind = spec.neighbour_kinds[0]
+    result = audit_registered(spec, mechanism, problem, kind, config.changed_round, PrivacyClaim(claims.epsilon_total),
+                              config.settings.but(randomness="seeded"), config.neighbour_search, progress)  # our code
+    t0 = audited_place(result, config.changed_round)
+    pair = spec.neighbours(problem, t0, kind)
     summary = result.as_dict() | {"claims": claims.as_dict(config.iterations),
-                                  "neighbours": f"round {t0}: b -> -b (Definition 1: one f_t0 changed)"}
+                                  "neighbours": f"{spec.place(t0, kind)} (Definition 1: one f_t0 changed)"}
     if config.white_box:
         broadcast = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(
             config.settings.samples)).extras["broadcast"]

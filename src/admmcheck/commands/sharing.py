@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.datasets import dataset_by_name
@@ -169,7 +170,9 @@ def evaluate_sharing_conditions(config: SharingConditionsConfig) -> dict[str, ob
 class SharingAuditConfig:
     """``audit dp-sharing``: DP sharing on a small synthetic problem, audited against the paper's
     claim for it (Corollary 1's (ε′, Tδ + δ′) from Theorem 1's σ for (``epsilon``, ``delta``) per
-    iteration), on the Definition 2 neighbours of :func:`admmcheck.mechanisms.sharing.replace_one_row`."""
+    iteration), on the Definition 2 neighbours of :func:`admmcheck.mechanisms.sharing.replace_one_row`:
+    at ``row = (party, row)`` when given, else where the neighbour search finds them (budget
+    ``neighbour_search``, default the registered one)."""
 
     parties: int = 2
     samples: int = 40
@@ -183,9 +186,11 @@ class SharingAuditConfig:
     c1: float = 1.0
     b1: float = 1.0
     neighbours: str = "row"
+    row: tuple[int, int] | None = None
     seed: int = 0
     white_box: bool = False
     settings: AuditSettings | None = None
+    neighbour_search: SearchSettings | None = None
 
     FLAG_NAMES = {"neighbours": "--neighbour-kind", "samples": "--rows", "delta_prime": "--delta-prime"}
 
@@ -198,12 +203,15 @@ class SharingAuditConfig:
                                        "for dp-sharing", parameter="neighbours")
         if self.settings is None:
             object.__setattr__(self, "settings", spec.audit.but(seed=self.seed))
+        if self.neighbour_search is None:
+            object.__setattr__(self, "neighbour_search", spec.search)
 
 
 def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dict[str, object]:
     """Black-box audit of the released values against the paper's total claim, and with
     ``white_box`` the exact loss of ``settings.samples`` transcripts (support evidence included)."""
-    from admmcheck.audit import Pair, PrivacyClaim, Source, audit
+    from admmcheck.audit import PrivacyClaim
+    from admmcheck.commands.audit import audit_registered, audited_place
     from admmcheck.mechanisms.sharing import SharingMechanism
 
     spec = REGISTRY.mechanism("dp-sharing")
@@ -211,11 +219,13 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     problem = split_columns(data.features, data.labels, config.parties, config.lam, normalise_rows=True)
     claim = spec.claim(problem.widths, config)
     mechanism = SharingMechanism(config.rho, claim.sigma, config.iterations)
-    pair = spec.neighbours(problem, (0, 0), config.neighbours)
-    result = audit(Source(obj=mechanism), Source(obj=Pair(*pair)),
-                   PrivacyClaim(min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1])),
-                   config.settings.but(randomness="seeded"), progress=progress)  # our own code
-    summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": f"party 0, row 0: {config.neighbours}",
+    result = audit_registered(spec, mechanism, problem, config.neighbours, config.row,
+                              PrivacyClaim(min(claim.epsilon_total, claim.basic[0]),
+                                           min(claim.delta_total, claim.basic[1])),
+                              config.settings.but(randomness="seeded"), config.neighbour_search, progress)  # our code
+    where = audited_place(result, config.row)
+    pair = spec.neighbours(problem, where, config.neighbours)
+    summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": spec.place(where, config.neighbours),
                                   "claim_used": "the smaller of Corollary 1 and basic composition"}
     if config.white_box:
         run = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(config.settings.samples))

@@ -66,7 +66,7 @@ def run_white_box(config: ReferenceAuditConfig, white: WhiteBoxConfig, progress:
     beta = claim.epsilon
     worst_index = summary.argmax
     report: dict[str, object] = summary.as_dict() | {
-        "claimed_beta": beta, "theorem": bound.get("theorem"), "neighbours": f"record 0 of node 0, {config.neighbours}",
+        "claimed_beta": beta, "theorem": bound.get("theorem"), "neighbours": config.spec.place(config.record or (0, 0), config.neighbours),
         "ratio": summary.maximum / beta, "sampled_max_exceeds_beta": exceeds(summary.maximum, beta),
         "per_step_mean": per_step.mean(axis=0).tolist(),
         "argmax_evidence": {"seed_entropy": seeds[worst_index].entropy, "spawn_key": list(seeds[worst_index].spawn_key),

@@ -24,8 +24,10 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
                                   run_radmm)
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, replace_one_record
 from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, worst_case_loss
 from admmcheck.mechanisms.privacy_loss import privacy_loss
@@ -76,7 +78,10 @@ class MechanismSpec(AlgorithmSpec):
     kind)`` builds a neighbour pair (``where``: the record, row or round it changes), of one of
     ``neighbour_kinds``; ``exact_loss`` and ``worst_case`` are the white-box functions (None where
     the noise law gives none); ``audit`` its default audit settings; ``report``: it is checked in
-    the verification report, in the section of the algorithm ``section`` (default: its own name)."""
+    the verification report, in the section of the algorithm ``section`` (default: its own name).
+    ``candidates(problem, kind)`` lists every ``where`` a neighbour pair can change (the neighbour
+    search screens them all, :meth:`candidate_pairs`), ``place(where, kind)`` names one change in words, and
+    ``search`` is the search's default budget."""
 
     theorem: str | None = None
     claim: Callable[..., Any] | None = None
@@ -88,6 +93,9 @@ class MechanismSpec(AlgorithmSpec):
                                                                        randomness="seeded"))
     report: bool = False
     section: str | None = None
+    candidates: Callable[[Any, str], list[Any]] | None = None
+    place: Callable[[Any, str], str] = lambda where, kind: f"{where}: {kind}"
+    search: SearchSettings = field(default_factory=lambda: SearchSettings(samples=1_000))
 
     private = True
 
@@ -95,6 +103,16 @@ class MechanismSpec(AlgorithmSpec):
         super().__post_init__()
         if self.family == "consensus" and self.neighbours is None:  # both consensus papers: replace one record
             object.__setattr__(self, "neighbours", _record_pair)
+            object.__setattr__(self, "candidates", _every_record)
+            object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
+
+    def candidate_pairs(self, problem: Any, kind: str, most: int = 100, seed: int = 0) -> RegisteredPairs:
+        """The neighbour pairs of ``kind`` at every place :attr:`candidates` lists (a seeded ``most`` of them
+        when there are more), each named: what the neighbour search screens."""
+        if self.candidates is None:
+            raise InvalidConfiguration(f"{self.name} lists no candidate neighbours to search; give the pair by hand")
+        return registered_pairs(self.neighbours, problem, kind, self.candidates(problem, kind),
+                                lambda where: self.place(where, kind), most, seed)
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
@@ -192,6 +210,20 @@ def _record_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, 
     return replace_one_record(problem, *where, kind)
 
 
+def _every_record(problem: Any, kind: str) -> list[tuple[int, int]]:
+    return [(node, index) for node in range(problem.nodes) for index in range(problem.sizes[node])]
+
+
+def _row_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, Any]:
+    """DP sharing's Definition 2: row ``where = (party, row)`` (or, kind ``column``, column 0 of the party)."""
+    return replace_one_row(problem, *where, kind)
+
+
+def _every_row(problem: Any, kind: str) -> list[tuple[int, int]]:
+    rows = range(problem.samples) if kind == "row" else (0,)  # a column change is one per party
+    return [(party, row) for party in range(problem.parties) for row in rows]
+
+
 def _round_pair(problem: Any, t0: int, kind: str = "negated-target") -> tuple[Any, Any]:
     """DPSDA's Definition 1: f_t0 replaced by the function of the same features and target -b."""
     return change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
@@ -254,7 +286,9 @@ register(MechanismSpec(
     theorem="ADMM-sharing Theorem 1 / Corollary 1",
     claim=lambda widths, s: sharing_bound(widths, rho=s.rho, lam=s.lam, c1=s.c1, b1=s.b1, epsilon=s.epsilon,
                                           delta=s.delta, iterations=s.iterations, delta_prime=s.delta_prime),
-    neighbours=lambda problem, where, kind: replace_one_row(problem, *where, kind), neighbour_kinds=("row", "column"),
+    neighbours=_row_pair, neighbour_kinds=("row", "column"), candidates=_every_row,
+    place=lambda where, kind: (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
+                               else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded")))
 for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("dpsda-ps", run_dpsda_ps,
                                                                                  "DPSDA Theorems 4-5")):
@@ -263,4 +297,5 @@ for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("
         theorem=_theorem,
         claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
+        candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), place=lambda t0, kind: f"round {t0}: target b -> -b",
         worst_case=worst_case_loss))

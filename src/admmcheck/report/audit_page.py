@@ -62,7 +62,20 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 {% if theorem %}<h3>Our bound for this mechanism</h3>
 <table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
 </section>
-<section id="histogram">
+{% if s.get("neighbour_search") %}{% set search = s.neighbour_search %}<section id="neighbour-search">
+<h2>Neighbours found by the search</h2>
+<p>The pair audited: <b>{{ search.found.change }}</b>. It was chosen among {{ search.candidates_screened }} candidate
+pairs{% if search.candidates_built != search.candidates_screened %} (a seeded subset of the {{ search.candidates_built }}
+built){% endif %}, each screened on {{ search.screening_samples_per_side }} samples per side of its own; the
+{{ search.kept }} best {{ "was" if search.kept == 1 else "were" }} bounded on fresh samples
+({{ "%.1f"|format(search.screening_wall_time_s) }} s of screening). Multiplicity: {{ search.multiplicity }}.</p>
+<table><tr><th>screened candidate (best first)</th><th>screening estimate of epsilon</th><th>bounded</th></tr>
+{% for c in search.best_screened %}<tr{% if c.change == search.found.change %} class="deciding"{% endif %}>
+<td>{{ c.change }}</td><td class="num">{{ c.screen_epsilon|num if c.screen_epsilon is not none else "none" }}</td>
+<td>{{ "yes" if c.change in chosen else "" }}</td></tr>
+{% endfor %}</table>
+</section>
+{% endif %}<section id="histogram">
 <h2>The two output laws along the deciding score</h2>
 {% if image %}<figure><img alt="{{ image_alt }}" src="data:image/png;base64,{{ image }}">
 <figcaption>{{ image_alt }}</figcaption></figure>
@@ -236,6 +249,7 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         image=image,
         image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",
         layout="\n".join(json.dumps(entry, default=str) for entry in layout[:LAYOUT_ROWS]),
-        layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0))
+        layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0),
+        chosen={c["change"] for c in (summary.get("neighbour_search") or {}).get("chosen", ())})
     paths["html"] = write_text_atomic(target / "audit.html", html)
     return paths

@@ -7,7 +7,7 @@ configuration, and records that command, so each verdict can be reproduced alone
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from admmcheck.convergence import (
@@ -38,11 +38,24 @@ class Profile:
     experiment_runs: int
     large_experiments: bool = False
     workers: int | None = None
+    search: tuple[int, int] | None = None  # the neighbour search's (candidates, samples); None: each mechanism's own
+
+    def neighbour_search(self, name: str):
+        """The neighbour search's budget for mechanism ``name`` in this profile."""
+        from admmcheck.mechanisms.registry import REGISTRY
+
+        own = REGISTRY.mechanism(name).search
+        return own if self.search is None else replace(own, candidates=self.search[0], samples=self.search[1])
+
+    def search_flags(self, name: str) -> str:
+        """The flags that give ``admmcheck audit`` this profile's search budget for ``name``."""
+        search = self.neighbour_search(name)
+        return f"--search-candidates {search.candidates} --search-samples {search.samples}"
 
 
 PROFILES = {
     "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=20,
-                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5),
+                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, search=(10, 300)),
     "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
                      dpsda_rounds=500, experiment_iterations=100, experiment_runs=10),
     "full": Profile("full", iterations=1000, audit_samples=200_000, white_samples=20_000, attack_trials=200,
@@ -168,7 +181,8 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     for mechanism in REGISTRY.names("consensus", private=True, report=True):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
-                                      settings=_audit_settings(mechanism, profile, seed, profile.audit_samples))
+                                      settings=_audit_settings(mechanism, profile, seed, profile.audit_samples),
+                                      neighbour_search=profile.neighbour_search(mechanism))
         claim, bound, _, _ = reference_claim(config)
         step = f"--eta {config.theta} --theta {config.theta}" if name == "dvp" else (
             f"--eta {config.eta} --theta {config.theta}" if name == "pp" else f"--eta {config.eta}")
@@ -177,11 +191,12 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
                            f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
                            f"{config.alpha} --seed {seed} --json", claim.epsilon,
                            {"preconditions": bound["preconditions"]}), 0.0)
-        white_config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
+        white_config = ReferenceAuditConfig(mechanism=mechanism, seed=seed, record=(0, 0),
                                             settings=_audit_settings(mechanism, profile, seed, profile.white_samples))
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
                                                        WhiteBoxConfig))
-        black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit))
+        black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit,
+                                                       profile.search_flags(mechanism)))
         profiles[name] = white.details["privacy_profile"]
         histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
@@ -204,7 +219,8 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
     verdict = "violation" if white["verdict"] == "violation" else "pass"
     return Verdict(name, "white-box loss <= beta (sampled and searched)", verdict,
                    f"worst {white['worst_case']['value']:.4f} / beta {white['claimed_beta']:.4f} = {white['ratio']:.3f}",
-                   f"admmcheck audit {name} --white-box --search --samples {profile.white_samples} --seed {seed} --json",
+                   f"admmcheck audit {name} --white-box --search --record 0:0 --samples {profile.white_samples} --seed {seed} "
+                   "--json",
                    float(white["ratio"]), {"max_loss": white["max_loss"], "mean_loss": white["mean_loss"],
                                            "privacy_profile": white["privacy_profile"],
                                            "histogram": white["histogram"],
@@ -212,13 +228,13 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
 
-def _black_verdict(name, config, seed, run_reference_audit) -> Verdict:
+def _black_verdict(name, config, seed, run_reference_audit, search_flags) -> Verdict:
     result, _ = run_reference_audit(config)
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
                    f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",
-                   f"admmcheck audit {name} --samples {config.settings.samples} --seed {seed} --json",
-                   float(result.epsilon_lower_bound), {"event": result.event})
+                   f"admmcheck audit {name} --samples {config.settings.samples} {search_flags} --seed {seed} --json",
+                   float(result.epsilon_lower_bound), {"event": result.event, "neighbours": result.search["found"]})
 
 
 def _conditions(report: Report) -> None:
@@ -273,7 +289,8 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
     def audit() -> Verdict:
         samples = min(profile.audit_samples, 5000)
         out = run_sharing_audit(SharingAuditConfig(seed=seed, white_box=True,
-                                                   settings=_audit_settings("dp-sharing", profile, seed, samples)))
+                                                   settings=_audit_settings("dp-sharing", profile, seed, samples),
+                                                   neighbour_search=profile.neighbour_search("dp-sharing")))
         violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
         if violated:
             report.findings.append({
@@ -282,12 +299,12 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
                             f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'; "
                             f"{out['white_box']['infinite_fraction']:.0%} of transcripts have infinite loss",
                 "command": f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                           f"--seed {seed} --json"})
+                           f"{profile.search_flags('dp-sharing')} --seed {seed} --json"})
         return Verdict("dp-sharing", "audit against Corollary 1 (black and white box)",
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
                        f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                       f"--seed {seed} --json", float(out["epsilon_lower_bound"]))
+                       f"{profile.search_flags('dp-sharing')} --seed {seed} --json", float(out["epsilon_lower_bound"]))
 
     for make in (run, conditions, audit):
         _timed(report, make)
@@ -349,14 +366,15 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
 
     def audit() -> Verdict:
         out = run_dpsda_audit(DpsdaAuditConfig(seed=seed, white_box=True, settings=_audit_settings(
-            "dpsda-c", profile, seed, profile.audit_samples)))
+            "dpsda-c", profile, seed, profile.audit_samples), neighbour_search=profile.neighbour_search("dpsda-c")))
         white = out["white_box"]
         violated = out["verdict"] == "violation" or white["verdict"] == "violation"
         return Verdict("dpsda-c", "audit of the full transcript against T*epsilon (n=4, T=2)",
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.4f}; exact worst {white['worst_case']:.4f} "
                        f"vs claim {white['claimed_epsilon_total']:g}",
-                       f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} --seed {seed} --json",
+                       f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} "
+                       f"{profile.search_flags('dpsda-c')} --seed {seed} --json",
                        float(white["worst_case"]))
     _timed(report, audit)
     epsilons = [0.2, 0.5, 1.0, 2.0, 5.0]
