@@ -131,7 +131,7 @@ def test_reference_audits_search_every_record_and_one_given_record_is_not_search
 
     settings = AuditSettings(samples=2_000, workers=2, seed=0, randomness="seeded")
     searched, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings,
-                                                           neighbour_search=SearchSettings(samples=500)))
+                                                           neighbour_search=SearchSettings(samples=200)))
     search = searched.search
     assert search["candidates_screened"] == 30 and searched.pairs == 1
     node, index = search["found"]["where"]

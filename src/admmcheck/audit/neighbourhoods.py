@@ -10,7 +10,7 @@ A user has a dataset and a notion of neighbour, not the pair where the leak is l
   its label changed to each other label seen.
 
 For mechanisms that answer n queries (a vector of query answers, each changing by at most 1 between
-neighbours), :func:`query_answer_pairs` gives the input patterns of StatDP (Ding et al., CCS 2018,
+neighbours), :class:`QueryAnswerPairs` gives the input patterns of StatDP (Ding et al., CCS 2018,
 Table 2), which DP-Sniper (Bichsel et al., S&P 2021) also uses: one above, one below, one above rest
 below, one below rest above, half half, all above, all below, X shape.
 

@@ -10,7 +10,8 @@ from typing import ClassVar
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.contract import Pair, PairSequence, PrivacyClaim
 from admmcheck.audit.datafiles import is_data_file, read_pair
-from admmcheck.audit.neighbourhoods import QueryAnswerPairs, candidate_pairs, parse_domain, read_dataset
+from admmcheck.audit.neighbourhoods import (NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs, parse_domain,
+                                            read_dataset)
 from admmcheck.audit.octave import require_octave
 from admmcheck.audit.sampling import Source
 from admmcheck.audit.search import SearchSettings, search_audit
@@ -76,6 +77,9 @@ class CodeAuditConfig:
 
     def candidates(self) -> PairSequence:
         """The candidate pairs the search screens (``neighbour_kind`` given)."""
+        if self.neighbour_kind not in NEIGHBOUR_KINDS:
+            raise InvalidConfiguration(f"neighbour_kind={self.neighbour_kind!r}: choose {', '.join(NEIGHBOUR_KINDS)}",
+                                       parameter="neighbour_kind")
         if self.neighbour_kind == "query-answers":
             for name in ("dataset", "label_column", "record_domain"):
                 if getattr(self, name) is not None:

@@ -55,7 +55,7 @@ class Profile:
 
 PROFILES = {
     "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=20,
-                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, search=(10, 300)),
+                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, search=(5, 200)),
     "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
                      dpsda_rounds=500, experiment_iterations=100, experiment_runs=10),
     "full": Profile("full", iterations=1000, audit_samples=200_000, white_samples=20_000, attack_trials=200,
