@@ -7,7 +7,7 @@ configuration, and records that command, so each verdict can be reproduced alone
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from admmcheck.convergence import (
@@ -26,7 +26,8 @@ from admmcheck.report.model import Report, Verdict, package_versions
 @dataclass(frozen=True)
 class Profile:
     """How much work each check does: ``quick`` (minutes on 2 cores, the default), ``full`` (larger
-    samples and horizons), ``smoke`` (every check at toy sample sizes: a first look, and the tests)."""
+    samples and horizons), ``smoke`` (every check at toy sample sizes, the audits on the hand-picked
+    neighbours instead of the neighbour search: a first look, and the tests)."""
 
     name: str
     iterations: int
@@ -38,24 +39,32 @@ class Profile:
     experiment_runs: int
     large_experiments: bool = False
     workers: int | None = None
-    search: tuple[int, int] | None = None  # the neighbour search's (candidates, samples); None: each mechanism's own
+    hand_picked: bool = False  # audit the pair our audits used before the neighbour search (no search)
 
-    def neighbour_search(self, name: str):
-        """The neighbour search's budget for mechanism ``name`` in this profile."""
-        from admmcheck.mechanisms.registry import REGISTRY
+    def neighbours(self, name: str) -> dict[str, object]:
+        """The audit configuration's neighbour field for mechanism ``name``: none (the neighbour search,
+        at the mechanism's registered budget), or the hand-picked place in a ``hand_picked`` profile."""
+        return {HAND_PICKED[_family(name)][0]: HAND_PICKED[_family(name)][1]} if self.hand_picked else {}
 
-        own = REGISTRY.mechanism(name).search
-        return own if self.search is None else replace(own, candidates=self.search[0], samples=self.search[1])
+    def neighbour_flags(self, name: str) -> str:
+        """The ``admmcheck audit`` flags (each followed by a space) that choose the neighbours of :meth:`neighbours`."""
+        return HAND_PICKED[_family(name)][2] + " " if self.hand_picked else ""
 
-    def search_flags(self, name: str) -> str:
-        """The flags that give ``admmcheck audit`` this profile's search budget for ``name``."""
-        search = self.neighbour_search(name)
-        return f"--search-candidates {search.candidates} --search-samples {search.samples}"
+
+#: the place each family's audits changed before the neighbour search: (field, value, flag)
+HAND_PICKED = {"consensus": ("record", (0, 0), "--record 0:0"), "sharing": ("row", (0, 0), "--row 0:0"),
+               "online": ("changed_round", 1, "--changed-round 1")}
+
+
+def _family(name: str) -> str:
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    return REGISTRY.mechanism(name).family
 
 
 PROFILES = {
     "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=20,
-                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, search=(5, 200)),
+                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, hand_picked=True),
     "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
                      dpsda_rounds=500, experiment_iterations=100, experiment_runs=10),
     "full": Profile("full", iterations=1000, audit_samples=200_000, white_samples=20_000, attack_trials=200,
@@ -182,7 +191,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
                                       settings=_audit_settings(mechanism, profile, seed, profile.audit_samples),
-                                      neighbour_search=profile.neighbour_search(mechanism))
+                                      **profile.neighbours(mechanism))
         claim, bound, _, _ = reference_claim(config)
         step = f"--eta {config.theta} --theta {config.theta}" if name == "dvp" else (
             f"--eta {config.eta} --theta {config.theta}" if name == "pp" else f"--eta {config.eta}")
@@ -196,7 +205,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
                                                        WhiteBoxConfig))
         black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit,
-                                                       profile.search_flags(mechanism)))
+                                                       profile.neighbour_flags(mechanism)))
         profiles[name] = white.details["privacy_profile"]
         histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
@@ -228,13 +237,14 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
 
-def _black_verdict(name, config, seed, run_reference_audit, search_flags) -> Verdict:
+def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags) -> Verdict:
     result, _ = run_reference_audit(config)
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
                    f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",
-                   f"admmcheck audit {name} --samples {config.settings.samples} {search_flags} --seed {seed} --json",
-                   float(result.epsilon_lower_bound), {"event": result.event, "neighbours": result.search["found"]})
+                   f"admmcheck audit {name} --samples {config.settings.samples} {neighbour_flags}--seed {seed} --json",
+                   float(result.epsilon_lower_bound),
+                   {"event": result.event, "neighbours": result.search["found"] if result.search else None})
 
 
 def _conditions(report: Report) -> None:
@@ -290,7 +300,7 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
         samples = min(profile.audit_samples, 5000)
         out = run_sharing_audit(SharingAuditConfig(seed=seed, white_box=True,
                                                    settings=_audit_settings("dp-sharing", profile, seed, samples),
-                                                   neighbour_search=profile.neighbour_search("dp-sharing")))
+                                                   **profile.neighbours("dp-sharing")))
         violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
         if violated:
             report.findings.append({
@@ -299,12 +309,12 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
                             f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'; "
                             f"{out['white_box']['infinite_fraction']:.0%} of transcripts have infinite loss",
                 "command": f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                           f"{profile.search_flags('dp-sharing')} --seed {seed} --json"})
+                           f"{profile.neighbour_flags('dp-sharing')}--seed {seed} --json"})
         return Verdict("dp-sharing", "audit against Corollary 1 (black and white box)",
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
                        f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                       f"{profile.search_flags('dp-sharing')} --seed {seed} --json", float(out["epsilon_lower_bound"]))
+                       f"{profile.neighbour_flags('dp-sharing')}--seed {seed} --json", float(out["epsilon_lower_bound"]))
 
     for make in (run, conditions, audit):
         _timed(report, make)
@@ -366,7 +376,7 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
 
     def audit() -> Verdict:
         out = run_dpsda_audit(DpsdaAuditConfig(seed=seed, white_box=True, settings=_audit_settings(
-            "dpsda-c", profile, seed, profile.audit_samples), neighbour_search=profile.neighbour_search("dpsda-c")))
+            "dpsda-c", profile, seed, profile.audit_samples), **profile.neighbours("dpsda-c")))
         white = out["white_box"]
         violated = out["verdict"] == "violation" or white["verdict"] == "violation"
         return Verdict("dpsda-c", "audit of the full transcript against T*epsilon (n=4, T=2)",
@@ -374,7 +384,7 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
                        f"epsilon >= {out['epsilon_lower_bound']:.4f}; exact worst {white['worst_case']:.4f} "
                        f"vs claim {white['claimed_epsilon_total']:g}",
                        f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} "
-                       f"{profile.search_flags('dpsda-c')} --seed {seed} --json",
+                       f"{profile.neighbour_flags('dpsda-c')}--seed {seed} --json",
                        float(white["worst_case"]))
     _timed(report, audit)
     epsilons = [0.2, 0.5, 1.0, 2.0, 5.0]
