@@ -92,11 +92,10 @@ class Pairs:
 class PairSequence(Sequence):
     """Many pairs built on demand (the candidates of a neighbour search,
     :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`;
-    ``describe(i)`` says in words which pair i is, ``total`` how many there were before any subset was drawn."""
+    ``describe(i)`` says in words which pair i is, ``total`` how many there were before any subset was drawn
+    (None: ``len``)."""
 
-    @property
-    def total(self) -> int:
-        return len(self)
+    total: int | None = None
 
     def describe(self, index: int) -> dict[str, object]:
         return {"pair": index}

@@ -177,11 +177,7 @@ class CandidatePairs(PairSequence):
     """Pairs (the dataset, the dataset with one :class:`Change`), built when asked for."""
 
     def __init__(self, dataset: Dataset, kind: str, changes: list[Change], total: int) -> None:
-        self.dataset, self.kind, self.changes, self._total = dataset, kind, tuple(changes), total
-
-    @property
-    def total(self) -> int:
-        return self._total
+        self.dataset, self.kind, self.changes, self.total = dataset, kind, tuple(changes), total
 
     def __len__(self) -> int:
         return len(self.changes)

@@ -81,7 +81,7 @@ def search_audit(mechanism: Source, candidates: PairSequence, claim: PrivacyClai
         "found": candidates.describe(found) | {"screen_epsilon": _finite(scores[found])},
         "chosen": [candidates.describe(i) | {"screen_epsilon": _finite(scores[i])} for i in chosen],
         "best_screened": [candidates.describe(i) | {"screen_epsilon": _finite(scores[i])} for i in order[:10]],
-        "candidates_built": candidates.total, "candidates_screened": len(candidates),
+        "candidates_built": candidates.total or len(candidates), "candidates_screened": len(candidates),
         "screening_samples_per_side": search.samples, "kept": len(chosen), "screening_wall_time_s": screened_s,
         "multiplicity": "the pairs were chosen on screening samples independent of the audit's samples, so only "
                         "the chosen pairs share 1 - confidence; screened and dropped pairs are never bounded",

@@ -25,11 +25,7 @@ class RegisteredPairs(PairSequence):
     def __init__(self, neighbours: Callable[..., tuple[Any, Any]], problem: Any, kind: str, wheres: Sequence[Any],
                  places: Sequence[str], total: int) -> None:
         self.neighbours, self.problem, self.kind = neighbours, problem, kind
-        self.wheres, self.places, self._total = tuple(wheres), tuple(places), total
-
-    @property
-    def total(self) -> int:
-        return self._total
+        self.wheres, self.places, self.total = tuple(wheres), tuple(places), total
 
     def __len__(self) -> int:
         return len(self.wheres)
