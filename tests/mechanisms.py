@@ -75,6 +75,15 @@ def laplace_global(data, rng):
     return data + np.random.laplace(0.0, 1.0)
 
 
+def sometimes_global(data, rng):
+    """Draws from rng, and on about a third of its calls (not the first) also from numpy's and Python's global
+    generators: the worker seeds them only once it has seen a call draw from them."""
+    u = rng.random()
+    if u < 0.3:
+        return data + u + np.random.laplace(0.0, 1.0) + random.random()
+    return data + u
+
+
 def laplace_python_random(data, rng):
     """epsilon = 1, drawing from Python's random module."""
     u = random.random() - 0.5

@@ -130,6 +130,26 @@ def test_sample_generator_reproduces_a_drawn_sample():
         assert mechanisms.laplace(1.0, rng) == block.values[index, 0]
 
 
+def test_every_sample_is_its_seeds_output_when_the_globals_are_drawn_from_only_sometimes():
+    """The worker seeds the global generators only once a call has drawn from them (and runs that call
+    again, seeded): every sample must still be what its own seeds give."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import mechanisms  # our own test code: fine to run here
+    finally:
+        sys.path.remove(str(HERE))
+    with Sampler(Source(f"{MECHANISMS}:sometimes_global"), Source(f"{MECHANISMS}:scalar_pair"),
+                 AuditSettings(seed=5, workers=1)) as s:
+        [(_, block)] = list(s.draw([Task(0, 1, 3, 40)]))
+    expected = []
+    for index in range(40):
+        rng = sample_generator(5, pair=0, side=1, block=3, index=index)
+        expected.append(mechanisms.sometimes_global(1.0, rng))
+    assert block.values[:, 0].tolist() == expected
+    uses = [sample_generator(5, 0, 1, 3, index).random() < 0.3 for index in range(40)]
+    assert uses.index(True) == 5 and sum(uses) == 10  # the globals are first drawn from by sample 5, in mid-block
+
+
 @pytest.mark.parametrize("mechanism, message", [
     ("raises", "raises ValueError: bad luck (seed=0, pair=0, side="),
     ("hangs", "hangs: one call ran longer than the timeout of 0.5 s"),

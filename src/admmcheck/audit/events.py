@@ -361,8 +361,30 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, se
     model = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed,
                                            early_stopping=False).fit(
         np.concatenate([s0[:fit], s1[:fit]]), np.repeat([0, 1], fit))
-    score = model.decision_function
-    return [_threshold_event("classifier", "gradient-boosting score", score, s0[fit:], s1[fit:], sizes)]
+    score = _step_function(model, np.concatenate([s0, s1])) if s0.shape[1] == 1 else None
+    return [_threshold_event("classifier", "gradient-boosting score", score or model.decision_function, s0[fit:],
+                             s1[fit:], sizes)]
+
+
+def _step_function(model, x: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:
+    """For a scalar output, the fitted gradient-boosting score read off a table: its trees compare x only
+    with the bin thresholds t_0 < ... < t_m of the one feature (x <= t goes left), so the score is constant
+    on x <= t_0, (t_0, t_1], ..., x > t_m. Counting the bounding split with it costs a ``searchsorted``
+    instead of a pass of 100 trees (most of a scalar audit's time). Kept only where it gives the model's
+    own scores on ``x`` (the selection split) exactly; None otherwise (the model is used)."""
+    try:
+        thresholds = np.asarray(model._bin_mapper.bin_thresholds_[0], dtype=float)
+    except (AttributeError, IndexError, TypeError):  # pragma: no cover - another scikit-learn
+        return None
+    if len(thresholds) == 0 or not np.all(np.diff(thresholds) > 0):
+        return None
+    points = np.append(thresholds, np.nextafter(thresholds[-1], np.inf))
+    table = model.decision_function(points[:, None])
+
+    def score(x: np.ndarray) -> np.ndarray:
+        return table[np.searchsorted(thresholds, x[:, 0], side="left")]
+
+    return score if np.array_equal(score(x), model.decision_function(x)) else None
 
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,

@@ -29,6 +29,7 @@ import os
 import pickle
 import random
 import signal
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,10 +99,97 @@ def _set_state(bit_generator: np.random.PCG64, words: np.ndarray, j: int) -> Non
                            "has_uint32": 0, "uinteger": 0}
 
 
+class _SampleStates:
+    """Puts sample j's state into a PCG64 (what :func:`_set_state` does) by writing its four 64-bit words
+    in place: the ``state`` setter costs ~1.7 µs a sample, more than a Laplace draw. Used only where a
+    check at start-up shows the in-place words to be the generator's state (numpy's layout on a
+    platform with 128-bit integers: state low, state high, increment low, increment high); elsewhere
+    the setter is used."""
+
+    def __init__(self, bit_generator: np.random.PCG64) -> None:
+        self.bit_generator = bit_generator
+        self.words = self.flags = None
+        try:
+            import ctypes
+
+            address = bit_generator.ctypes.state_address  # pcg64_state {pcg64_random_t *; int has_uint32; ...}
+            words = (ctypes.c_uint64 * 4).from_address(ctypes.c_void_p.from_address(address).value)
+            flags = ctypes.c_int.from_address(address + ctypes.sizeof(ctypes.c_void_p))
+        except Exception:  # pragma: no cover - numpy without ctypes access
+            return
+        test = np.array([0, 0x0123456789ABCDEF, 0xFEDCBA9876543210, 0x0F1E2D3C4B5A6978, 0x8796A5B4C3D2E1F0],
+                        dtype=np.uint64)
+        _set_state(bit_generator, test, 1)
+        expected = [int(test[4]), int(test[3]), int(test[0]) | 1, 0]
+        if list(words) == expected and flags.value == 0:
+            self._write(words, flags, test, 0)
+            state = bit_generator.state
+            if (state["state"]["state"], state["state"]["inc"]) == ((int(test[1]) << 64) | int(test[2]), 1):
+                self.words, self.flags = words, flags
+
+    @staticmethod
+    def _write(words, flags, block, j: int) -> None:
+        words[0], words[1], words[2], words[3] = int(block[2 * j + 2]), int(block[2 * j + 1]), int(block[0]) | 1, 0
+        flags.value = 0
+
+    def set(self, block: list[int] | np.ndarray, j: int) -> None:
+        """Sample j's state from the block's words (a list of Python ints is fastest)."""
+        if self.words is None:
+            _set_state(self.bit_generator, block, j)
+        else:
+            self._write(self.words, self.flags, block, j)
+
+
 def _seed_globals(words: np.ndarray, j: int) -> None:
     low = int(words[2 * j + 2])
     np.random.seed(low & 0xFFFFFFFF)
     random.seed(low)
+
+
+class _GlobalGenerators:
+    """Numpy's and Python's global generators, seeded with sample j's words before its call as the
+    module docstring says, but only once this worker has seen the mechanism draw from them: seeding
+    both costs ~5 µs a call, more than a Laplace draw. Until then their positions (numpy's MT19937
+    ``pos``, Python's ``index``, read in place) are compared before and after each call; a call that
+    moved them is run again with the globals seeded for its sample (:meth:`moved`), so every output is
+    the one per-call seeding gives. Where the positions cannot be read (checked at start-up: another
+    Python or numpy), every call is seeded."""
+
+    def __init__(self) -> None:
+        self.positions = None
+        try:
+            import ctypes
+
+            mt = np.random.mtrand._rand._bit_generator.ctypes.state_address  # mt19937_state {key[624]; int pos}
+            numpy_pos = ctypes.c_int.from_address(mt + 624 * 4)
+            python_index = ctypes.c_int.from_address(id(random._inst) + object.__basicsize__)  # RandomObject.index
+            np.random.seed(1)
+            random.seed(1)
+            fresh = (numpy_pos.value, python_index.value)
+            np.random.random()
+            random.random()
+            if fresh == (624, 624) and (numpy_pos.value, python_index.value) == (2, 2):
+                self.positions = (numpy_pos, python_index)
+        except Exception:  # pragma: no cover - another implementation
+            pass
+        self.seeded = self.positions is None  # seed every call from now on
+        self.before = (0, 0)
+
+    def prepare(self, words, j: int) -> None:
+        """Before sample j's call."""
+        if self.seeded:
+            _seed_globals(words, j)
+        else:
+            self.before = (self.positions[0].value, self.positions[1].value)
+
+    def moved(self, words, j: int) -> bool:
+        """After sample j's call: True when it drew from a global generator not yet seeded for it; the
+        generators are then seeded for sample j (and every later call) and the call must run again."""
+        if self.seeded or (self.positions[0].value, self.positions[1].value) == self.before:
+            return False
+        self.seeded = True
+        _seed_globals(words, j)
+        return True
 
 
 def sample_generator(seed: int, pair: int, side: int, block: int, index: int) -> np.random.Generator:
@@ -194,14 +282,45 @@ class _CallTimeout(Exception):
     pass
 
 
-def _alarm(signum, frame):  # pragma: no cover - runs in workers
-    raise _CallTimeout()
+class _CallClock:
+    """The per-call time limit of a block's calls: one periodic timer (SIGALRM every tenth of the
+    limit) for the whole block, whose handler interrupts a call that has run past the limit, instead
+    of arming and disarming a timer around every call (two system calls, ~1.5 µs a call). A call is
+    interrupted between 1 and 1.1 times the limit after it started."""
+
+    started: float | None = None
+    limit = 0.0
+
+    @classmethod
+    def handler(cls, signum, frame):  # pragma: no cover - runs in workers
+        started = cls.started
+        if started is not None and time.perf_counter() - started > cls.limit:
+            cls.started = None
+            raise _CallTimeout()
+
+    @classmethod
+    def running(cls, limit: float):
+        """Context: the timer runs (each call between :meth:`start` and :meth:`stop` is limited)."""
+        cls.limit = limit
+        return _Ticking(limit / 10)
+
+
+class _Ticking:
+    def __init__(self, period: float) -> None:
+        self.period = period
+
+    def __enter__(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, self.period, self.period)
+
+    def __exit__(self, *exc: object) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _CallClock.started = None
 
 
 def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
     """Load the mechanism and the neighbour pairs once per worker (a pool serves one audit)."""
     if "mechanism" not in _WORKER:
-        signal.signal(signal.SIGALRM, _alarm)
+        signal.signal(signal.SIGALRM, _CallClock.handler)
         pairs_source = neighbours.load("neighbours")
         produced = pairs_source() if callable(pairs_source) else pairs_source
         _WORKER.update(mechanism=mechanism.load(), pairs=neighbour_pairs(produced))
@@ -217,11 +336,11 @@ def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
 
 
 def _timed(timeout: float, function, *args):
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        return function(*args)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    with _CallClock.running(timeout):
+        _CallClock.started = time.perf_counter()
+        result = function(*args)
+        _CallClock.started = None
+    return result
 
 
 def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, task: Task,
@@ -239,43 +358,72 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
     batch = getattr(callable_, "batch", None)
     if batch is not None:
         return _run_batch(batch, data, words, seed, task, timeout, where)
-    bit_generator = np.random.PCG64(0)
-    rng = np.random.Generator(bit_generator)
+    if "rng" not in _WORKER:  # one generator per worker, given each sample's state in turn
+        bit_generator = np.random.PCG64(0)
+        _WORKER.update(rng=np.random.Generator(bit_generator), states=_SampleStates(bit_generator),
+                       globals=_GlobalGenerators())
+    rng, states, generators = _WORKER["rng"], _WORKER["states"], _WORKER["globals"]
+    words = words.tolist()
     kinds: dict[str, int] = {}
     kind_list: list[Kind] = []
     kind_of = np.empty(task.count, dtype=np.int64)
     rows: list[np.ndarray] = []
-    for j in range(task.count):
-        _set_state(bit_generator, words, j)
-        _seed_globals(words, j)
-        sample = f"{where}, index={j}"
-        try:
-            value = _timed(timeout, callable_, data, rng)
-        except _CallTimeout:
-            return "error", f"hangs: one call ran longer than the timeout of {timeout:g} s ({sample})"
-        except Exception as exc:
-            if not exceptions_are_outputs:
-                return "error", (f"raises {type(exc).__name__}: {exc} ({sample}); if raising is something an "
-                                 "observer sees, audit with exceptions as outputs (exceptions_are_outputs=True)")
-            kind, flat = raised_kind(exc), np.empty(0)
-        else:
+    with _CallClock.running(timeout):
+        for j in range(task.count):
             try:
-                kind, flat = encode_output(value)
-            except NotAnOutput as exc:
-                return "error", f"{exc} ({sample})"
-        if not np.all(np.isfinite(flat)):
-            return "error", f"returns NaN or inf ({sample})"
-        index = kinds.get(kind.signature)
-        if index is None:
-            index = kinds[kind.signature] = len(kind_list)
-            kind_list.append(kind)
-        kind_of[j] = index
-        rows.append(flat)
+                value, raised = _call(callable_, data, rng, states, generators, words, j)
+            except _CallTimeout:
+                return "error", f"hangs: one call ran longer than the timeout of {timeout:g} s ({where}, index={j})"
+            if raised is not None:
+                if not exceptions_are_outputs:
+                    return "error", (f"raises {type(raised).__name__}: {raised} ({where}, index={j}); if raising is "
+                                     "something an observer sees, audit with exceptions as outputs "
+                                     "(exceptions_are_outputs=True)")
+                kind, flat = raised_kind(raised), _EMPTY
+            else:
+                try:
+                    kind, flat = encode_output(value)
+                except NotAnOutput as exc:
+                    return "error", f"{exc} ({where}, index={j})"
+                if not np.all(np.isfinite(flat)):
+                    return "error", f"returns NaN or inf ({where}, index={j})"
+            index = kinds.get(kind.signature)
+            if index is None:
+                index = kinds[kind.signature] = len(kind_list)
+                kind_list.append(kind)
+            kind_of[j] = index
+            rows.append(flat)
     width = max((len(row) for row in rows), default=0)
-    values = np.zeros((task.count, width))
-    for j, row in enumerate(rows):
-        values[j, :len(row)] = row
+    if all(len(row) == width for row in rows):
+        values = np.array(rows, dtype=np.float64).reshape(task.count, width)
+    else:
+        values = np.zeros((task.count, width))
+        for j, row in enumerate(rows):
+            values[j, :len(row)] = row
     return "ok", Block(values, kind_of, tuple(kind_list))
+
+
+_EMPTY = np.empty(0)
+
+
+def _call(callable_, data, rng: np.random.Generator, states: _SampleStates, generators: _GlobalGenerators,
+          words: list[int], j: int) -> tuple[Any, Exception | None]:
+    """Sample j's call under the running :class:`_CallClock`: (its value, None) or (None, the exception
+    it raised); a call that drew from global generators not yet seeded for it runs again, seeded."""
+    while True:
+        states.set(words, j)
+        generators.prepare(words, j)
+        _CallClock.started = time.perf_counter()
+        try:
+            value, raised = callable_(data, rng), None
+        except _CallTimeout:
+            raise
+        except Exception as exc:
+            value, raised = None, exc
+        finally:
+            _CallClock.started = None
+        if not generators.moved(words, j):
+            return value, raised
 
 
 def _run_batch(batch, data, words, seed, task: Task, timeout: float, where: str):

@@ -36,7 +36,7 @@ class WorkerProcess:
             env=os.environ | ONE_THREAD, start_new_session=True)  # its own process group: see kill()
         os.close(write_end)
         self._results = read_end
-        self._buffer = b""
+        self._buffer = bytearray()
 
     def send(self, message: tuple) -> None:
         payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
@@ -55,8 +55,9 @@ class WorkerProcess:
             if not chunk:
                 raise MechanismError("an audit worker process died (the mechanism may have exited or crashed "
                                      "the interpreter)")
-            self._buffer += chunk
-        data, self._buffer = self._buffer[:size], self._buffer[size:]
+            self._buffer += chunk  # a bytearray: appending is amortised, not a copy of all read so far
+        data = bytes(self._buffer[:size])
+        del self._buffer[:size]
         return data
 
     def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
