@@ -15,10 +15,10 @@ class _Layout:
         return f"output[{j}]"
 
 
-def test_event_levels_give_the_first_event_half_and_sum_to_alpha():
+def test_event_levels_give_the_first_event_four_fifths_and_sum_to_alpha():
     assert event_levels(1, 0.05) == [0.05]
     levels = event_levels(5, 0.05)
-    assert levels[0] == 0.025 and levels[1:] == [0.00625] * 4
+    assert levels[0] == pytest.approx(0.04, rel=1e-15) and levels[1:] == pytest.approx([0.0025] * 4, rel=1e-15)
     assert sum(levels) == pytest.approx(0.05, rel=1e-15)
 
 
@@ -78,8 +78,10 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     from admmcheck.audit import events
 
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
-                                                 "classifier", "coordinate"]
-    assert events.identity() == ",".join(f"{f.name}:{2 if f.name == 'classifier' else 1}" for f in events.FAMILIES)
+                                                 "additive", "shared", "classifier", "coordinate"]
+    changed_in_issue_30 = ("projection", "mixed", "classifier")
+    assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
+                                         for f in events.FAMILIES)
     with pytest.raises(ValueError, match="registered already"):
         events.register_family(events.FAMILIES[0])
     mechanisms = str(Path(__file__).resolve().parent / "mechanisms.py")
@@ -97,3 +99,55 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     assert "support:2" in events.identity()
     with pytest.raises(Exception, match="belongs to another audit"):
         run()
+
+
+def test_whitening_a_prefix_sum_recovers_its_increments():
+    """Issue 30: the additive family's whitened codes see a prefix sum's independent increments (the inverse
+    Cholesky factor of its covariance takes differences)."""
+    from admmcheck.audit.additive import CoordinateCodes
+
+    rng = np.random.default_rng(3)
+    increments = rng.laplace(0.0, 10.0, size=(40_000, 6))
+    codes = CoordinateCodes.fit(np.cumsum(increments, axis=1), list(range(6)), 2, whiten=True)
+    mean, matrix = codes.whiten
+    whitened = (np.cumsum(increments, axis=1) - mean) @ matrix
+    for j in range(6):
+        assert abs(np.corrcoef(whitened[:, j], increments[:, j])[0, 1]) > 0.999
+
+
+def test_shared_codes_count_each_outputs_coordinates_per_code():
+    from admmcheck.audit.additive import SharedCodes
+
+    rng = np.random.default_rng(4)
+    x = np.where(rng.random((300, 7)) < 0.3, -1000.0, rng.normal(size=(300, 7)))
+    codes = SharedCodes.fit(x, 4)
+    assert codes.atoms.tolist() == [-1000.0]
+    features = codes.features(x)
+    for i in range(len(x)):  # by hand: the atom, then the bins between the edges
+        expected = np.zeros(codes.width)
+        for value in x[i]:
+            expected[0 if value == -1000.0 else 1 + int(np.sum(codes.edges <= value))] += 1
+        assert features[i].tolist() == expected.tolist()
+
+
+def test_an_additive_score_sees_a_spread_leak_far_better_than_a_linear_score():
+    """Ten coordinates with the same mean under both datasets and a larger spread under d1: a linear score sees
+    only its tails; sum_j f(x_j) with f learnt per bin adds the spread of every coordinate. Bounded on fresh
+    samples."""
+    from admmcheck.audit.estimators import cp_lower, cp_upper
+    from admmcheck.audit.outputs import Layout
+
+    rng = np.random.default_rng(5)
+    def draw(n):
+        return rng.normal(size=(n, 10)), 1.5 * rng.normal(size=(n, 10))
+    s0, s1 = draw(30_000)
+    sizes = SelectionSizes((30_000, 30_000), (30_000, 30_000), 0.01, 0.0)
+    chosen = candidate_events(s0, s1, Layout((("output", (10,)),)), sizes, most=20)
+    f0, f1 = draw(30_000)
+    bounds = {}
+    for event in chosen:
+        a = event.numerator
+        counts = [int(event.indicator(f).sum()) for f in (f0, f1)]
+        bound = np.log(cp_lower(counts[a], 30_000, 0.01) / cp_upper(counts[1 - a], 30_000, 0.01))
+        bounds[event.family] = max(bounds.get(event.family, -np.inf), float(bound))
+    assert max(bounds["additive"], bounds["shared"]) > bounds["projection"] + 1.0

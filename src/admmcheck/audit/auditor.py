@@ -7,8 +7,8 @@
 3. Each event gives ε_lb = ln((p̲_a − δ)/p̄_b) from its two one-sided Clopper-Pearson
    bounds. The error probability alpha = 1 − confidence is split among the events before
    the bounding split is drawn (a weighted Bonferroni correction, :func:`event_levels`):
-   the event predicted best on the selection split gets half of it, the other events share
-   the other half, so all bounds hold together with probability >= confidence while the
+   the event predicted best on the selection split gets TOP_SHARE (80 %) of it, the other
+   events share the rest, so all bounds hold together with probability >= confidence while the
    likely winner pays little for the others. The audit reports the largest bound; it is a
    **violation** only when that exceeds the claimed ε.
 """
@@ -36,6 +36,7 @@ from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
 SELECTION_FRACTION = 0.15
+TOP_SHARE = 0.8  # of 1 - confidence, for the event ranked first on the selection split (event_levels)
 SELECTION_NUMBERS = 16_000_000  # at most this many output numbers per side are kept for selection
 
 
@@ -99,7 +100,7 @@ class AuditResult:
             "p_d1": side(1),
             "multiplicity": {"intervals": self.intervals_bounded, "method": "weighted Bonferroni over every "
                              "one-sided Clopper-Pearson interval of every bounded event: the event ranked best on "
-                             "the selection split gets half of 1 - confidence (per neighbour pair), the others "
+                             "the selection split gets 80 % of 1 - confidence (per neighbour pair), the others "
                              "share the rest; each candidate's 'level' is its share"},
             "candidates": list(self.candidates),
             "output_layout": self.layout.as_dict(),
@@ -346,14 +347,17 @@ def _store(store: Checkpoint | None, phase: str, task: Task, array: np.ndarray) 
 def event_levels(m: int, alpha: float) -> list[float]:
     """Error probabilities of ``m`` events ranked best first, summing to ``alpha``.
 
-    The first event gets alpha/2 and the other m − 1 share alpha/2 equally (a lone event gets
-    alpha); each event spends its level on its two one-sided intervals, half each. The levels
+    The first event gets TOP_SHARE of alpha and the other m − 1 share the rest equally (a lone event
+    gets alpha); each event spends its level on its two one-sided intervals, half each. The levels
     are fixed by the ranking on the selection split, before any bounding sample is drawn, so
-    by Boole's inequality all bounds hold together with probability >= 1 − alpha.
+    by Boole's inequality all bounds hold together with probability >= 1 − alpha. With half for the
+    first (as before issue 30), even the exactly optimal event reached only 0.83-0.90 of the
+    event-tester ceiling on the rare-event mechanisms of DP-Sniper's benchmark; the learned
+    families' predictions are made on samples they were not fitted to, so the first is rarely wrong.
     """
     if m == 1:
         return [alpha]
-    return [alpha / 2] + [alpha / (2 * (m - 1))] * (m - 1)
+    return [alpha * TOP_SHARE] + [alpha * (1 - TOP_SHARE) / (m - 1)] * (m - 1)
 
 
 def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: float, selection: int,
