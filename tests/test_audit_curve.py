@@ -27,7 +27,8 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.curve import claimed_delta
+from admmcheck.audit.curve import CurveSet, bound_curve, claimed_delta
+from admmcheck.audit.events import Event
 from admmcheck.report.audit_page import write_audit_page
 from admmcheck.report.collect import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict
@@ -66,7 +67,7 @@ def case(request):
     return request.param, result, law0, law1, closed
 
 
-def _exact(law0, law1, closed, epsilon: np.ndarray) -> np.ndarray:
+def exact_delta(law0, law1, closed, epsilon: np.ndarray) -> np.ndarray:
     """δ(ε) of the pair by integration, checked against the closed form. Both orders give the same δ here
     (x -> 1 − x maps either law onto the other), so d1 over d0 is integrated."""
     integrated = integrated_delta(law1, law0, epsilon)
@@ -75,7 +76,7 @@ def _exact(law0, law1, closed, epsilon: np.ndarray) -> np.ndarray:
     return integrated
 
 
-def _true_probabilities(curve_set, law0, law1) -> tuple[float, float]:
+def true_probabilities(curve_set, law0, law1) -> tuple[float, float]:
     """P_d0 and P_d1 of a ladder set {score >= c} of a score monotone in the scalar output: a half-line
     whose end is found by root finding on the score."""
     def score(x: float) -> float:
@@ -99,36 +100,77 @@ def _lines(truth: np.ndarray, width: np.ndarray, epsilon: np.ndarray) -> tuple[n
     return np.concatenate(values, axis=1), np.concatenate(widths, axis=1)
 
 
-def test_the_lower_curve_lies_below_the_exact_curve_within_the_ladders_widths(case):
-    name, result, law0, law1, closed = case
+def measure(result, law0, law1, closed) -> dict[str, np.ndarray]:
+    """The audit's curve against the exact one (see the module docstring), on the curve's grids: ``exact``,
+    ``lower``, ``gap``, the stated ``distance`` D, the first ladder's ``discretisation`` (exact minus the
+    best of its sets' true lines, or 0), whether its intervals all ``cover`` their true probabilities, its
+    number of ``thresholds``; at each δ of the grid ``epsilon_bound`` and ``exact_epsilon``."""
     curve = result.curve
     summary = result.as_dict()["privacy_curve"]
     grid = np.asarray(summary["epsilon_grid"])
     lower = np.asarray(summary["delta_lower_bound"])
-    assert grid[0] == 0.0 and result.claim.epsilon in grid and len(grid) >= 101
-    exact = _exact(law0, law1, closed, grid)
-    assert np.all(lower <= exact), name  # valid everywhere on the grid
-    assert summary["intervals"] == 4 * summary["sets"] and summary["level"] == pytest.approx(0.05 / summary["intervals"])
-    # the stated distance: over the lines of the first ladder, discretisation + interval widths
+    exact = exact_delta(law0, law1, closed, grid)
     first = curve.ladders[0]
     ladder = [k for k, s in enumerate(curve.sets) if s.threshold is not None and s.event.description == first["event"]]
-    assert len(ladder) == first["thresholds"] > 150
-    truth = np.array([_true_probabilities(curve.sets[k], law0, law1) for k in ladder])
+    truth = np.array([true_probabilities(curve.sets[k], law0, law1) for k in ladder])
     low, up = curve.intervals[ladder, :, 0], curve.intervals[ladder, :, 1]
-    assert np.all((low <= truth) & (truth <= up))  # every interval of the ladder covers its true probability
     true_values, widths = _lines(truth, up - low, grid)
-    gap = exact - lower
-    distance = np.minimum(exact, np.min(exact[:, None] - true_values + widths, axis=1))  # δ >= 0: the line 0 too
-    assert np.all(gap <= distance + 1e-12), (name, float(np.max(gap - distance)))
+    delta_grid = np.asarray(summary["delta_grid"])
+    exact_epsilon = [0.0 if closed(np.array(0.0)) <= d else optimize.brentq(lambda x: closed(x) - d, 0.0, 50.0)
+                     for d in delta_grid]  # the root of the closed form, checked against the integral above
+    return {"epsilon_grid": grid, "exact": exact, "lower": lower, "gap": exact - lower,
+            "distance": np.minimum(exact, np.min(exact[:, None] - true_values + widths, axis=1)),  # δ >= 0 too
+            "discretisation": exact - np.maximum(true_values.max(axis=1), 0.0),
+            "cover": np.all((low <= truth) & (truth <= up)), "thresholds": np.array(len(ladder)),
+            "delta_grid": delta_grid, "epsilon_bound": np.asarray(summary["epsilon_lower_bound"]),
+            "exact_epsilon": np.array(exact_epsilon)}
+
+
+def test_the_lower_curve_lies_below_the_exact_curve_within_the_ladders_widths(case):
+    name, result, law0, law1, closed = case
+    summary = result.as_dict()["privacy_curve"]
+    assert summary["intervals"] == 4 * summary["sets"] and summary["level"] == pytest.approx(0.05 / summary["intervals"])
+    m = measure(result, law0, law1, closed)
+    assert m["epsilon_grid"][0] == 0.0 and result.claim.epsilon in m["epsilon_grid"] and len(m["epsilon_grid"]) >= 101
+    assert np.all(m["lower"] <= m["exact"]), name  # valid everywhere on the grid
+    assert m["thresholds"] == summary["ladders"][0]["thresholds"] > 150
+    assert m["cover"]  # every interval of the first ladder covers its set's true probability
+    assert np.all(m["gap"] <= m["distance"] + 1e-12), (name, float(np.max(m["gap"] - m["distance"])))
     # the ladder is fine enough: with thresholds 0.1 apart in logit the best of its sets loses at most 5.8e-4
     # (Laplace) and 2.2e-4 (Gaussian) of δ when the quantiles are exact; the selection's quantiles move a set by
     # ~0.003 in probability, a second-order loss
-    assert np.max(exact - np.maximum(true_values.max(axis=1), 0.0)) <= 1e-3, name
-    # the curve's own ε(δ) bounds: below the exact ε(δ) (the root of the closed form, checked above)
-    for delta, bound in zip(summary["delta_grid"], summary["epsilon_lower_bound"]):
-        truth_at = 0.0 if closed(np.array(0.0)) <= delta else optimize.brentq(lambda x: closed(x) - delta, 0.0, 50.0)
-        assert 0.0 <= bound <= truth_at, (name, delta)
-    assert bound > 0.0  # evidence at δ = 0.1 for both mechanisms (δ(0) is 0.39 and 0.38)
+    assert np.max(m["discretisation"]) <= 1e-3, name
+    assert np.all((0.0 <= m["epsilon_bound"]) & (m["epsilon_bound"] <= m["exact_epsilon"])), name
+    assert m["epsilon_bound"][-1] > 0.0  # evidence at δ = 0.1 for both mechanisms (δ(0) is 0.39 and 0.38)
+
+
+def test_the_curve_is_the_largest_line_of_its_sets_bounded_at_their_bonferroni_share():
+    """Two sets bounded by hand: each side of each set gets one-sided Clopper-Pearson bounds at
+    0.05 / 8 (Beta quantiles from scipy.stats.beta), the curve is max(0, the 8 lines) at every ε."""
+    event = Event("coordinate", "x > 0", 1, lambda x: x[:, 0], 0.0, True)
+    counts, n = [(100, 900), (5000, 4000)], (10_000, 10_000)
+    sets = [CurveSet(0, "x > 0", event, None, counts[0], n), CurveSet(0, "x >= 1", event, 1.0, counts[1], n)]
+    curve = bound_curve(sets, PrivacyClaim(1.0, 0.0), 0.95)
+    level = 0.05 / 8
+    lower = [[stats.beta.ppf(level, k, n_ - k + 1) for k, n_ in zip(c, n)] for c in counts]
+    upper = [[stats.beta.ppf(1 - level, k + 1, n_ - k) for k, n_ in zip(c, n)] for c in counts]
+    epsilon = np.linspace(0.0, 3.0, 31)
+    lines = [lower[j][a] - np.exp(epsilon) * upper[j][1 - a] for j in (0, 1) for a in (0, 1)]
+    lines += [(1 - upper[j][a]) - np.exp(epsilon) * (1 - lower[j][1 - a]) for j in (0, 1) for a in (0, 1)]
+    np.testing.assert_allclose(curve.delta_lower_bound(epsilon), np.maximum(np.max(lines, axis=0), 0.0), atol=1e-12)
+    delta = np.array([0.0, 1e-3, 0.1, 0.5])
+    with np.errstate(invalid="ignore"):  # ln of a negative number: a line that refutes nothing at that δ
+        bounds = [np.log((lower[j][a] - delta) / upper[j][1 - a]) for j in (0, 1) for a in (0, 1)]
+        bounds += [np.log((1 - upper[j][a] - delta) / (1 - lower[j][1 - a])) for j in (0, 1) for a in (0, 1)]
+    expected = np.maximum(np.nanmax(bounds, axis=0), 0.0)
+    np.testing.assert_allclose(curve.epsilon_lower_bound(delta), expected, atol=1e-12)
+    assert expected[1] > 1.0  # set 0 under d1: 0.09 against 0.01, so ε(1e-3) > ln(0.08/0.013)
+    summary = curve.as_dict()
+    assert summary["exceeds_claim"] and summary["sets"] == 2 and summary["intervals"] == 8
+    assert summary["ladders"] == [{"pair": 0, "event": "x > 0", "thresholds": 1}]
+    # the grid runs to the largest ε a line supports (at δ = 0), at least twice the claimed ε
+    assert summary["epsilon_grid"][-1] == pytest.approx(max(expected[0], 2.0)) and len(summary["epsilon_grid"]) == 101
+    assert curve.notes("no-violation-found") and curve.notes("violation") == ()
 
 
 def test_the_claims_curve_is_the_edge_of_its_privacy_region():

@@ -301,6 +301,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
                                 (side_counts[0][steps:], side_counts[1][steps:]))
     outcome = _bound(chosen, counts, claim, alpha, selection, complete)
     outcome["curve"] = bound_curve(curve_sets, claim, confidence)
+    outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
     encoding, kind_counts = encodings[pair]
     outcome["layout"] = encoding.layout

@@ -227,15 +227,29 @@ class PrivacyCurve:
             values = np.where(excess > 0, np.log(excess / upper_b[None, :]), 0.0)
         return np.maximum(values.max(axis=1, initial=0.0), 0.0)
 
+    def exceeding(self) -> np.ndarray:
+        """The ε of the grid where the lower bound on δ(ε) lies above the most the claim allows."""
+        return self.epsilon_grid[self.delta_lower_bound(self.epsilon_grid) > claimed_delta(self.epsilon_grid, self.claim)]
+
+    def notes(self, verdict: str) -> tuple[str, ...]:
+        """A note for the audit when the curve refutes the claim but the ε verdict does not."""
+        above = self.exceeding()
+        if verdict == "violation" or not len(above):
+            return ()
+        return (f"the (epsilon, delta) curve lies above the claim's curve at epsilon from {above.min():.4g} to "
+                f"{above.max():.4g}: a refutation at the stated confidence by a statement of its own (the verdict "
+                "is decided by the epsilon bound alone; both together hold with probability >= 1 - 2(1 - "
+                "confidence))",)
+
     def as_dict(self) -> dict[str, object]:
         """The ``privacy_curve`` object of the ``admmcheck audit --json`` contract (see the README)."""
-        delta = self.delta_lower_bound(self.epsilon_grid)
-        allowed = claimed_delta(self.epsilon_grid, self.claim)
-        above = delta > allowed
-        return {"epsilon_grid": self.epsilon_grid.tolist(), "delta_lower_bound": delta.tolist(),
-                "claimed_delta": allowed.tolist(), "delta_grid": self.delta_grid.tolist(),
+        above = self.exceeding()
+        return {"epsilon_grid": self.epsilon_grid.tolist(),
+                "delta_lower_bound": self.delta_lower_bound(self.epsilon_grid).tolist(),
+                "claimed_delta": claimed_delta(self.epsilon_grid, self.claim).tolist(),
+                "delta_grid": self.delta_grid.tolist(),
                 "epsilon_lower_bound": self.epsilon_lower_bound(self.delta_grid).tolist(),
-                "exceeds_claim": bool(above.any()), "exceeds_claim_at_epsilon": self.epsilon_grid[above].tolist(),
+                "exceeds_claim": bool(len(above)), "exceeds_claim_at_epsilon": above.tolist(),
                 "sets": len(self.sets), "ladders": list(self.ladders), "intervals": 4 * len(self.sets),
                 "level": self.level, "confidence": self.confidence, "method": METHOD}
 
