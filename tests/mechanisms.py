@@ -102,6 +102,19 @@ def laplace_vectorised(data, rng):
 laplace_vectorised.batch = _laplace_batch
 
 
+def _gaussian_batch(data, rng, n):
+    return data + rng.normal(0.0, 1.0, size=n)
+
+
+def gaussian_vectorised(data, rng):
+    """Gaussian mechanism with sigma = 1 for sensitivity 1, with a vectorised form: (epsilon, delta)-DP on the
+    curve delta(epsilon) = Phi(1/2 - epsilon) - e^epsilon Phi(-1/2 - epsilon) (Balle & Wang 2018, Thm 8)."""
+    return data + rng.normal(0.0, 1.0)
+
+
+gaussian_vectorised.batch = _gaussian_batch
+
+
 def mapping_output(data, rng):
     """A mapping release: two named parts (flattened in sorted-key order)."""
     return {"b": data + rng.laplace(0.0, 1.0, size=2), "a": np.array([[data + rng.laplace(0.0, 1.0)]])}

@@ -18,7 +18,7 @@ CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 CLAIM = "(claimed epsilon = 1, delta = 0)</span>"
-SECTIONS = ("verdict", "event", "histogram", "candidates", "samples", "reproducibility")
+SECTIONS = ("verdict", "event", "histogram", "privacy-curve", "candidates", "samples", "reproducibility")
 
 
 def _common(**fields) -> dict:
@@ -127,6 +127,7 @@ def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
     assert set(paths) == {"json", "html"} and not (tmp_path / "histogram.png").exists()
     html = paths["html"].read_text()
     assert "No picture is available for this event." in html and "data:image/png" not in html
+    assert "This audit has no (&epsilon;, &delta;) curve." in html  # an audit.json from before the curve
     assert "cut short by the time budget" in html
 
 
@@ -149,7 +150,8 @@ def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsy
                          timeout=60, check=True).stdout
     for section in SECTIONS:
         assert f'id="{section}"' in dom
-    assert dom.count('src="data:image/png;base64,') == 1 and 'class="caveat"' in dom and "not a proof" in dom
+    assert dom.count('src="data:image/png;base64,') == 2  # the histogram and the (epsilon, delta) curve
+    assert 'class="caveat"' in dom and "not a proof" in dom
     assert "output kind in" in dom and "infinite" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *FLAGS, *profile, "--window-size=1200,1600", f"--screenshot={shot}", url],

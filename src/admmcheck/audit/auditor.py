@@ -11,6 +11,9 @@
    events share the rest, so all bounds hold together with probability >= confidence while the
    likely winner pays little for the others. The audit reports the largest bound; it is a
    **violation** only when that exceeds the claimed ε.
+4. The (ε, δ) curve (:mod:`admmcheck.audit.curve`): the same counts, with those of ladders of
+   thresholds on the best events' scores (fixed on the selection split, counted in the same pass),
+   bound δ(ε) and ε(δ) on grids, a statement of its own at the same confidence.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from threadpoolctl import threadpool_limits
 
 from admmcheck.audit.checkpoint import Checkpoint
 from admmcheck.audit.contract import PrivacyClaim
+from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
+from admmcheck.audit.curve import Ladders, PrivacyCurve, bound_curve, fit_ladders, pair_sets
 from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
@@ -73,9 +78,16 @@ class AuditResult:
     notes: tuple[str, ...] = field(default=())
     findings: tuple[str, ...] = field(default=())
     search: dict[str, object] | None = None
+    curve: PrivacyCurve | None = None
 
     def as_dict(self) -> dict[str, object]:
-        """JSON-ready fields of the ``admmcheck audit --json`` contract."""
+        """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
+        curve (:meth:`admmcheck.audit.curve.PrivacyCurve.as_dict`): ``epsilon_grid`` with
+        ``delta_lower_bound`` (and ``claimed_delta``, the most an (ε, δ)-DP claim allows) on it,
+        ``delta_grid`` with ``epsilon_lower_bound`` on it, ``exceeds_claim`` (and where), how many
+        ``sets`` (and ``ladders``, ``intervals``) were bounded, each interval's ``level``, the
+        ``confidence`` and the ``method``: a statement of its own at the stated confidence, beside
+        the verdict's."""
         def side(k: int) -> dict[str, object]:
             n = self.bounding_samples[k]
             return {"count": self.counts[k], "n": n, "estimate": self.counts[k] / n if n else None,
@@ -115,6 +127,7 @@ class AuditResult:
             "notes": list(self.notes),
             "findings": list(self.findings),
             **({"neighbour_search": self.search} if self.search is not None else {}),
+            "privacy_curve": self.curve.as_dict() if self.curve is not None else None,
         }
 
 
@@ -174,6 +187,7 @@ def audit(
                 "block_size": block_size, "selection": selection, "output_size": k,
                 "exceptions_are_outputs": exceptions_are_outputs,
                 "events": event_families(),  # stored counts belong to the events these families choose
+                "privacy_curve": CURVE_IDENTITY,  # and hold the curve's ladder counts
             })
             drawn_as = _resumed_randomness(store, drawn_as)
         try:
@@ -221,6 +235,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     counts: dict[tuple[int, int], np.ndarray] = {}
     encodings: dict[int, tuple[Encoding, tuple[dict[str, int], dict[str, int]]]] = {}
     histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    curve_sets = []
     unseen = [0, 0]
     complete = True
     findings: list[str] = []
@@ -244,11 +259,13 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
         kinds = encoding.category_labels() if encoding.categories else None
         events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds)
-        edges = [histogram_edges(e, s0, s1) for e in events]
+        scores = [np.concatenate([e.score(s0), e.score(s1)]) for e in events]  # pooled selection scores
+        edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
+        ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
         chosen.extend((pair, e) for e in events)
-        del parts, s0, s1, drawn, whole
+        del parts, s0, s1, drawn, whole, scores
         tasks = _tasks(bounding, block_size, selection_blocks, pair)
-        bins = sum(len(e) - 1 for e in edges)
+        bins = sum(len(e) - 1 for e in edges) + ladders.bins
         side_counts = {0: np.zeros(len(events) + bins, dtype=np.int64), 1: np.zeros(len(events) + bins, dtype=np.int64)}
         side_n = [0, 0]
         missing = []
@@ -263,7 +280,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         for task, block in budget.steps(sampler.draw(_until(missing, budget)), f"audit: bounding (pair {pair})",
                                         total=len(missing)):
             features = encoding.features(block)
-            block_counts = _count(events, edges, features)
+            block_counts = _count(events, edges, features, ladders)
             new_kinds = encoding.unseen(block)
             stored = np.concatenate([block_counts, [new_kinds, len(block)]]).astype(np.int64)
             _store(store, "bounding", task, stored)
@@ -280,7 +297,12 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
                 histograms[(pair, k)][1 + side][:] = side_counts[side][offset:offset + len(e) - 1]
                 offset += len(e) - 1
         counts[(pair, -1)] = np.array(side_n)
+        steps = len(events) + bins - ladders.bins  # where the ladders' bin counts start
+        curve_sets += pair_sets(pair, events, (counts[(pair, 0)], counts[(pair, 1)]), (side_n[0], side_n[1]), ladders,
+                                (side_counts[0][steps:], side_counts[1][steps:]))
     outcome = _bound(chosen, counts, claim, alpha, selection, complete)
+    outcome["curve"] = bound_curve(curve_sets, claim, confidence)
+    outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
     encoding, kind_counts = encodings[pair]
     outcome["layout"] = encoding.layout
@@ -307,14 +329,16 @@ def _seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list
             "releases the same output on a dataset is not randomised at all"]
 
 
-def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray) -> np.ndarray:
-    """Each event's count in this block, then each event's histogram counts (its score computed once)."""
-    members, bars = [], []
-    for event, edge in zip(events, edges):
+def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray, ladders: Ladders) -> np.ndarray:
+    """Each event's count in this block, then each event's histogram counts, then the bin counts of the
+    curve's ladders (each score computed once)."""
+    members, bars, steps = [], [], []
+    for k, (event, edge) in enumerate(zip(events, edges)):
         scores = event.score(features)
         members.append(int(np.sum(event.member(scores))))
         bars.append(histogram_counts(scores, edge))
-    return np.concatenate([np.array(members, dtype=np.int64)] + bars)
+        steps.append(ladders.count(k, scores))
+    return np.concatenate([np.array(members, dtype=np.int64)] + bars + steps)
 
 
 def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,

@@ -565,13 +565,13 @@ def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSi
     return {name: events for name, events in families.items() if events}
 
 
-def histogram_edges(event: Event, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
-    """Bin edges for drawing the two laws along ``event``'s score, fixed on the selection split:
-    one bin per category (the rest in the last) for a categorical score; else HISTOGRAM_BINS equal
-    bins over the central 99 % of the pooled scores, the threshold an edge, open bins at both ends."""
+def histogram_edges(event: Event, scores: np.ndarray) -> np.ndarray:
+    """Bin edges for drawing the two laws along ``event``'s score, fixed on the selection split from its
+    pooled ``scores`` there: one bin per category (the rest in the last) for a categorical score; else
+    HISTOGRAM_BINS equal bins over the central 99 % of the pooled scores, the threshold an edge, open
+    bins at both ends."""
     if event.labels:
         return np.concatenate([np.arange(len(event.labels)) - 0.5, [np.inf]])
-    scores = np.concatenate([event.score(x0), event.score(x1)])
     scores = scores[np.isfinite(scores)]
     if len(scores) == 0:
         return np.array([-np.inf, event.threshold, np.inf])

@@ -1,5 +1,6 @@
 """One black-box audit as a page: ``audit.json`` and a self-contained ``audit.html`` (inline CSS,
-the histogram of the deciding score embedded as a PNG), written by ``admmcheck audit ... --report DIR``.
+the histogram of the deciding score and the (ε, δ) curve against the claim embedded as PNGs), written
+by ``admmcheck audit ... --report DIR``.
 
 The verdict and its bound come first; a caveat says that finding no violation is not a proof of
 privacy. Every file is written atomically.
@@ -80,6 +81,17 @@ built){% endif %}, each screened on {{ search.screening_samples_per_side }} samp
 {% if image %}<figure><img alt="{{ image_alt }}" src="data:image/png;base64,{{ image }}">
 <figcaption>{{ image_alt }}</figcaption></figure>
 {% else %}<p>No picture is available for this event.</p>{% endif %}
+</section>
+<section id="privacy-curve">
+<h2>The (&epsilon;, &delta;) curve</h2>
+{% if curve_image %}{% set c = s.privacy_curve %}<figure><img alt="{{ curve_alt }}" src="data:image/png;base64,{{ curve_image }}">
+<figcaption>{{ curve_alt }}</figcaption></figure>
+<p>{{ curve_verdict }}</p>
+<table><tr><th>delta</th>{% for d in c.delta_grid %}<td class="num">{{ d|num }}</td>{% endfor %}</tr>
+<tr><th>epsilon &ge;</th>{% for e in c.epsilon_lower_bound %}<td class="num">{{ e|num }}</td>{% endfor %}</tr></table>
+<p>{{ c.sets }} sets of outputs bounded ({{ c.intervals }} one-sided intervals, each at level {{ c.level|num }});
+every point of the curve and every epsilon bound hold together at {{ percent }} % confidence. Method: {{ c.method }}.</p>
+{% else %}<p>This audit has no (&epsilon;, &delta;) curve.</p>{% endif %}
 </section>
 <section id="candidates">
 <h2>Bounded candidate events</h2>
@@ -218,25 +230,48 @@ def _figure(histogram: dict, n: list[int]):
     return figure
 
 
+def _png(figure, path: Path) -> tuple[Path, str]:
+    """Write ``figure`` to ``path`` as a PNG (atomic) and close it; returns the path and the PNG in base64."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    data = buffer.getvalue()
+    return write_atomic(path, lambda stream: stream.write(data)), base64.b64encode(data).decode("ascii")
+
+
+def _curve_verdict(curve: dict, percent: str) -> str:
+    """What the curve says about the claim, in words."""
+    above = curve["exceeds_claim_at_epsilon"]
+    if not above:
+        return ("The lower bound stays at or below the curve of the claim at every epsilon of the grid: the curve refutes "
+                "nothing (which is not a proof of privacy).")
+    return (f"The lower bound lies above the curve of the claim at epsilon from {_num(min(above))} to {_num(max(above))} "
+            f"(marked red): there the claim is refuted at {percent} % confidence, by a statement of its own beside "
+            "the verdict's.")
+
+
 def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     """Write audit.json and a self-contained audit.html for one audit into ``folder``; returns
-    {"json": path, "html": path, "histogram.png": path (when a histogram is drawn)}."""
+    {"json": path, "html": path, "histogram.png": path (when a histogram is drawn),
+    "privacy_curve.png": path (when the audit has an (ε, δ) curve)}."""
     target = output_folder(folder, "folder")
     paths = {"json": write_text_atomic(target / "audit.json", to_json(summary, indent=2) + "\n")}
-    image = None
+    image = curve_image = None
     histogram = summary.get("histogram")
     if histogram:
-        figure = _figure(histogram, summary["samples_used"]["bounding"])
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=100)
-        import matplotlib.pyplot as plt
+        paths["histogram.png"], image = _png(_figure(histogram, summary["samples_used"]["bounding"]),
+                                             target / "histogram.png")
+    curve = summary.get("privacy_curve")
+    if curve:
+        from admmcheck.report.curve_figure import curve_figure
 
-        plt.close(figure)
-        data = buffer.getvalue()
-        paths["histogram.png"] = write_atomic(target / "histogram.png", lambda stream: stream.write(data))
-        image = base64.b64encode(data).decode("ascii")
+        paths["privacy_curve.png"], curve_image = _png(curve_figure({"audit": curve}, "lower bound on delta(epsilon) "
+                                                                    "and the curve of the claim"), target / "privacy_curve.png")
     layout = list(summary["output_layout"])
     percent = f"{100 * summary['confidence']:g}"
+    claimed = f"({_num(summary['claimed_epsilon'])}, {_num(summary['claimed_delta'])})"
     theorem = summary.get("theorem")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = _num
@@ -246,7 +281,10 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         percent=percent, sides=[("d0", summary["p_d0"]), ("d1", summary["p_d1"])],
         delta_text=_delta_text(summary["delta_lower_bound_at_claimed_epsilon"]),
         theorem=[(str(key), _text(value)) for key, value in theorem.items()] if isinstance(theorem, dict) else None,
-        image=image,
+        image=image, curve_image=curve_image,
+        curve_alt=f"lower bound on delta(epsilon) at {percent} % confidence (solid) and the most an {claimed}-DP "
+                  "claim allows (dashed); red where the bound lies above the claim",
+        curve_verdict=_curve_verdict(curve, percent) if curve else "",
         image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",
         layout="\n".join(json.dumps(entry, default=str) for entry in layout[:LAYOUT_ROWS]),
         layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0),

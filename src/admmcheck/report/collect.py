@@ -186,7 +186,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
     from admmcheck.mechanisms.registry import REGISTRY
 
-    bars, profiles, histograms = {}, {}, {}
+    bars, profiles, histograms, curves = {}, {}, {}, {}
     for mechanism in REGISTRY.names("consensus", private=True, report=True):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
@@ -205,7 +205,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
                                                        WhiteBoxConfig))
         black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit,
-                                                       profile.neighbour_flags(mechanism)))
+                                                       profile.neighbour_flags(mechanism), curves))
         profiles[name] = white.details["privacy_profile"]
         histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
@@ -221,6 +221,16 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
         "title": "privacy profile delta(epsilon) = E_D[(1 - exp(epsilon - L))+] of the sampled transcripts",
         "series": {name: {"x": [p["epsilon"] for p in points], "y": [max(p["delta"], 1e-12) for p in points]}
                    for name, points in profiles.items()}}
+    report.figures["privacy_curve"] = privacy_curve_figure(curves)
+
+
+def privacy_curve_figure(curves: dict[str, dict[str, object]]) -> dict[str, object]:
+    """The figure of the black-box (ε, δ) curves (each an audit's ``privacy_curve``, by algorithm) against
+    their claims (drawn by :func:`admmcheck.report.curve_figure.curve_figure`)."""
+    return {"kind": "privacy-curves", "algorithms": list(curves),
+            "title": "black-box lower bound on delta(epsilon) against the theorem's claim (dashed)",
+            "series": {name: {key: curve[key] for key in ("epsilon_grid", "delta_lower_bound", "claimed_delta")}
+                       for name, curve in curves.items()}}
 
 
 def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Verdict:
@@ -237,8 +247,9 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
 
-def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags) -> Verdict:
+def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags, curves: dict) -> Verdict:
     result, _ = run_reference_audit(config)
+    curves[name] = result.as_dict()["privacy_curve"]  # for the figure; the verdict row stays as it was
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
                    f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",

@@ -70,6 +70,10 @@ def _figure(name: str, spec: dict):
         from admmcheck.experiments import experiment_figure
 
         return experiment_figure(spec["experiment"], spec["curves"])
+    if spec["kind"] == "privacy-curves":
+        from admmcheck.report.curve_figure import curve_figure
+
+        return curve_figure(spec["series"], spec["title"])
     import matplotlib
 
     matplotlib.use("Agg")
