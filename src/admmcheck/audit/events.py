@@ -548,7 +548,9 @@ register_family(Family("values", 2, lambda c: [] if c.discrete is None else _val
 register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.sizes)))
 register_family(Family("projection", 2, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
 register_family(Family("mixed", 2, _mixed_family))
-register_family(Family("additive", 1, lambda c: _additive_events(c.s0, c.s1, c.layout, c.sizes) if c.continuous else []))
+# additive scores need two coordinates at least: on one, a step function of x, the classifier's job
+register_family(Family("additive", 1, lambda c: _additive_events(c.s0, c.s1, c.layout, c.sizes)
+                       if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("shared", 1, lambda c: _shared_events(c.s0, c.s1, c.sizes)
                        if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("classifier", 2, lambda c: _classifier_events(c.s0, c.s1, c.layout, c.sizes, c.seed)
