@@ -29,7 +29,7 @@ that look perfect on few samples do not crowd out reliable ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -54,7 +54,8 @@ class Event:
     """The set E = {score > threshold} (``above``) or {score < threshold} of outputs, and the side
     ``numerator`` whose probability should exceed the other's. ``axis`` says what the score is;
     ``labels`` name the integer score values 0, 1, ... of a categorical score (values or kinds in
-    ratio order)."""
+    ratio order); ``learned``: the score was fitted on the first ``learned`` samples of each side given
+    to :func:`candidate_events` (a classifier's: its frequencies there are not to be trusted)."""
 
     family: str
     description: str
@@ -65,6 +66,7 @@ class Event:
     predicted_epsilon: float = float("nan")
     axis: str = ""
     labels: tuple[str, ...] = ()
+    learned: int = 0
 
     def member(self, scores: np.ndarray) -> np.ndarray:
         """Boolean membership from already computed scores (NaN scores are never members)."""
@@ -362,7 +364,8 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, se
                                            early_stopping=False).fit(
         np.concatenate([s0[:fit], s1[:fit]]), np.repeat([0, 1], fit))
     score = model.decision_function
-    return [_threshold_event("classifier", "gradient-boosting score", score, s0[fit:], s1[fit:], sizes)]
+    event = _threshold_event("classifier", "gradient-boosting score", score, s0[fit:], s1[fit:], sizes)
+    return [replace(event, learned=fit)]
 
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
