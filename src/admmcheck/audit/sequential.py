@@ -168,12 +168,14 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
 
 
 def _described(event: Event, threshold: float, above: bool, numerator: int) -> str:
-    """The tuned event in words: its score and threshold, or the categories it holds."""
+    """The tuned event in words: its score and threshold, or the categories (values, kinds in ratio
+    order: ``event.labels``) it holds or leaves out."""
     more = f"more likely under d{numerator}"
-    if event.labels and not above:
-        held = [label for j, label in enumerate(event.labels) if j < threshold]
-        shown = ", ".join(held[:5]) + (" ..." if len(held) > 5 else "")
-        return f"{event.axis}: one of the first {math.ceil(threshold)} ({{{shown}}}; {more})"
+    if event.labels:
+        named = [label for j, label in enumerate(event.labels) if (j <= threshold if above else j < threshold)]
+        count = math.floor(threshold) + 1 if above else math.ceil(threshold)
+        shown = ", ".join(named[:5]) + (" ..." if count > 5 else "")
+        return f"{event.axis}: {'none' if above else 'one'} of the first {count} ({{{shown}}}; {more})"
     return f"{event.axis or event.family} {'>' if above else '<'} {threshold:.6g} ({more})"
 
 
