@@ -57,15 +57,49 @@ def sequential_used(mechanism: str, neighbours: str, epsilon: float, delta: floa
     """The sequential audit's verdict, samples used per side, e-value, looks and wall time."""
     started = time.perf_counter()
     result = _audit(mechanism, neighbours, epsilon, delta, samples=BUDGET, seed=seed, sequential=True)
+    looks = result.sequential["looks"]
     return {"verdict": result.verdict, "samples_used": result.sequential["samples_used"][0],
-            "e_value": result.sequential["e_value"], "looks": len(result.sequential["looks"]),
-            "event": result.event, "wall_time_s": time.perf_counter() - started}
+            "e_value": result.sequential["e_value"], "looks": len(looks), "event": result.event,
+            "last_growth": max((b["predicted_growth"] for b in looks[-1]["bets"]), default=0.0),
+            "wall_time_s": time.perf_counter() - started}
 
 
 def _median(values: list[int | None]) -> float | None:
     """The median, with None (not flagged within the budget) counted as larger than every number."""
     middle = statistics.median([math.inf if v is None else v for v in values])
     return None if math.isinf(middle) else middle
+
+
+def _account(rows: list[dict], seeds: str) -> str:
+    """What the table shows, and why the 1/10 target is met or not, from the figures themselves."""
+    met = [r["mechanism"] for r in rows if r["meets_one_tenth"]]
+    floor = [r["mechanism"] for r in rows if r["fixed_n_median"] == SIZES[0]]
+    slower = [r["mechanism"] for r in rows if r["ratio"] is not None and r["ratio"] > 1]
+    used = [r["sequential_median"] for r in rows if r["sequential_median"] is not None]
+    text = [f"{len(met)} of {len(rows)} meet the 1/10 target (medians over seeds {seeds}, 95 %, sequential budget "
+            f"{BUDGET} per side){': ' + ', '.join(met) if met else ''}. Against the fixed-n audit's default of "
+            f"{BUDGET} per side the sequential medians are {min(used):g} to {max(used):g} samples per side "
+            f"({sum(u <= TARGET * BUDGET for u in used)} of {len(used)} within 1/10 of it)."]
+    if floor:
+        text.append(f"Not reachable: {', '.join(floor)} flag at the smallest fixed-n size ({SIZES[0]}, the fewest "
+                    f"samples an audit accepts), so 1/10 is {TARGET * SIZES[0]:g} samples per side. A sequential "
+                    "audit first draws a look to choose its events on (20 per side), and even a sure win (an output "
+                    "one side never gives) multiplies the wealth by at most 1 + 0.45/(e^ε + δ) per sample pair "
+                    "(1.17 at ε = 1: half the largest stake 0.9/(e^ε + δ)), so reaching 1/(1 - 0.95) = 20 takes "
+                    "ln 20 / ln 1.17 ≈ 20 more pairs: 40 at the least.")
+    if slower:
+        growth = {r["mechanism"]: statistics.median(run["last_growth"] for run in r["sequential"])
+                  for r in rows if r["mechanism"] in slower}
+        text.append("Slower than fixed-n: " + ", ".join(f"{name} (predicted log-growth of the best bet at the last "
+                                                          f"look {g:.2g} per sample pair)" for name, g in growth.items())
+                    + ". Where the leak at the claim is weak the wealth grows by about μ²/(2 Var Z) per pair (μ: "
+                    "how much P_a(E) exceeds e^ε P_b(E)), so reaching 20 takes thousands of pairs, and the first "
+                    "looks, bet on events chosen from few samples, add little. The fixed-n figure is also the first "
+                    "of up to 17 sizes at which that seed's audit flags, a best-of-several that favours fixed-n. A "
+                    "test valid at every stopping time does not beat a fixed-n test whose size was known to be "
+                    "right when the effect is small; it wins when the effect is strong or the right size is not "
+                    "known in advance (the default budget above).")
+    return "\n\n".join(text)
 
 
 def main() -> None:
@@ -107,9 +141,7 @@ def main() -> None:
                      f"| {mechanism} | ({epsilon:g}, {delta:g}) | {fixed} | {fixed_median} | {used} | {used_median} | "
                      "- | no |")
         print(lines[-1], flush=True)
-    met = sum(row["meets_one_tenth"] for row in rows)
-    lines.append(f"\n{met} of {len(rows)} meet the 1/10 target (medians over seeds {args.seeds}, 95 %, budget "
-                 f"{BUDGET} per side).")
+    lines.append("\n" + _account(rows, args.seeds))
     write_text_atomic(out / "sequential_power.md", "\n".join(lines) + "\n")
     write_text_atomic(out / "sequential_power.json", to_json({"sizes": list(SIZES), "budget": BUDGET,
                                                               "confidence": CONFIDENCE, "seeds": seeds,

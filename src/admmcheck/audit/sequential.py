@@ -75,7 +75,7 @@ from admmcheck.audit.outputs import Block, Encoding
 from admmcheck.audit.sampling import Sampler, Task, seed_insensitive
 from admmcheck.progress import Budget
 
-FIRST_LOOK = 50  # samples per side of the first look: events are chosen on it, nothing is bet on it
+FIRST_LOOK = 20  # samples per side of the first look: events are chosen on it, nothing is bet on it
 GROWTH = 1.5  # each look draws this many times the samples of the one before
 SLOT_WEIGHTS = (0.5, 0.25, 0.25)  # initial wealth of the bettors on the best, second and third event
 KELLY_FRACTION = 0.5  # the stake is this share of the one that maximises the growth on the plug-in law
