@@ -52,6 +52,31 @@ def test_false_violation_rate_is_at_most_one_minus_confidence(module, mechanism,
     assert len(flagged) <= (1 - CONFIDENCE) * runs, f"{len(flagged)} of {runs} seeds flagged: {flagged}"
 
 
+@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+@pytest.mark.parametrize("module, mechanism, neighbours, epsilon, delta, options", CORRECT,
+                         ids=[f"{c[1]}-{c[5].get('randomness', 'seeded')}" for c in CORRECT])
+def test_the_sequential_audit_keeps_the_false_violation_rate(module, mechanism, neighbours, epsilon, delta, options):
+    """Issue 30: in sequential mode (testing by betting, stopped at the first look whose wealth reaches
+    1/(1 - confidence)) a correct mechanism is flagged in at most 1 - confidence of the runs, however
+    often the audit looked. ``ci`` runs one seed of the tight Laplace mechanism only (a sequential audit
+    of a correct mechanism runs to its budget: seconds each), ``thorough`` 100 seeds of every one."""
+    runs = settings().max_examples // 5 if settings().max_examples >= 100 else int(mechanism == "laplace")
+    if runs == 0:
+        pytest.skip("the thorough profile runs this one (HYPOTHESIS_PROFILE=thorough)")
+    flagged = {}
+    for seed in np.random.default_rng(30).integers(0, 2**31 - 1, size=runs):
+        neighbours_module = THIRD_PARTY if neighbours == "xy_pair" else MECHANISMS
+        result = audit(Source(f"{module}:{mechanism}"), Source(f"{neighbours_module}:{neighbours}"),
+                       PrivacyClaim(epsilon, delta), samples=4_000, confidence=CONFIDENCE, seed=int(seed), workers=2,
+                       sequential=True, **options)
+        assert result.mode == "sequential"
+        if result.verdict == "violation":
+            flagged[int(seed)] = result.sequential["samples_used"][0]
+        else:
+            assert result.sequential["samples_used"] == [4_000, 4_000]
+    assert len(flagged) <= (1 - CONFIDENCE) * runs, f"{len(flagged)} of {runs} seeds flagged: {flagged}"
+
+
 def test_a_search_over_100_candidate_pairs_keeps_the_false_violation_rate():
     """Issue 29: the neighbour search screens 100 candidate pairs of a correct mechanism (the sum of 50
     records in [0, 1] plus Laplace(1): epsilon = 1 exactly, tight at the pairs that move a record from

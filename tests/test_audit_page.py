@@ -119,6 +119,26 @@ def test_no_violation_page_says_not_a_proof_and_not_reproducible(tmp_path):
     assert "<code>admmcheck audit third-party --epsilon 1 --seed 11</code>" in html
 
 
+def test_a_sequential_audit_page_shows_the_e_value_and_the_looks_and_no_interval(tmp_path):
+    summary = violation() | {
+        "mode": "sequential", "epsilon_lower_bound": 1.0, "histogram": None, "p_d0": {
+            "count": 26, "n": 50, "estimate": 0.52, "interval": [math.nan, math.nan]},
+        "samples_used": {"selection": [50, 50], "bounding": [75, 75], "total": [125, 125]},
+        "sequential": {"e_value": 29.5, "threshold": 20.0, "refuted_epsilon": 1.0, "samples_used": [125, 125],
+                       "method": "testing by betting", "looks": [
+                           {"look": 1, "samples": 50, "e_value": None, "bets": []},
+                           {"look": 2, "samples": 125, "e_value": 29.5, "bets": [
+                               {"pair": 0, "slot": 0, "event": "x < 0.21 <i>", "stake": 0.16},
+                               {"pair": 0, "slot": 1, "event": "y > 2", "stake": 0.0}]}]}}
+    html = write_audit_page(summary, tmp_path)["html"].read_text()
+    assert 'violation: epsilon &gt; 1 at 95 % confidence' in html  # the claim refuted: epsilon above it
+    section = html[html.index('id="sequential"'):html.index('id="histogram"')]
+    assert "stopped after 125 of 20000 samples per side, in\n2 looks" in section and "<b>29.5</b>" in section
+    assert ">none<" in section and "0.16: x &lt; 0.21 &lt;i&gt;" in section and "0: y &gt; 2" in section
+    assert "none: the sequential test bets, it bounds no\ninterval" in html and "[nan" not in html
+    assert "first look (chose events only)" in html and "Events bet on at the last look" in html
+
+
 def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
     summary = no_violation()
     del summary["histogram"]

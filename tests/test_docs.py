@@ -56,6 +56,9 @@ def _json(captured: str) -> dict:
 # What each command of audit-third-party-code.md must give, in the page's order: (exit status, check)
 AUDIT_EXAMPLES = [
     (1, lambda out, folder: out["verdict"] == "violation" and 1.7 <= out["epsilon_lower_bound"] <= 2.0),
+    (1, lambda out, folder: out["verdict"] == "violation" and out["mode"] == "sequential"
+        and out["samples_used"]["total"] == out["sequential"]["samples_used"] and out["samples_used"]["total"][0] < 1_000
+        and out["epsilon_lower_bound"] == 1.0),
     (0, lambda out, folder: out["verdict"] == "no-violation-found" and out["neighbour_pairs"] == 1),
     (1, lambda out, folder: out["verdict"] == "violation" and out["reproducible"] is False
         and out["randomness"]["mode"] == "unseeded"),
@@ -104,7 +107,7 @@ def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int
 
 @pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
 def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
-    assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 8
+    assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 9
 
 
 @pytest.mark.skipif(octave_command() is None, reason="GNU Octave is not installed (bash .ci/run installs Debian's "

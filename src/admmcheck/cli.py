@@ -398,6 +398,9 @@ def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSett
     _option(parser, "--timeout", defaults.timeout, "seconds one mechanism call may take", type=_NUMBER)
     _option(parser, "--max-time", None, "stop drawing after this many seconds and bound what was drawn", type=_NUMBER)
     _option(parser, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
+    parser.add_argument("--sequential", action="store_true", default=argparse.SUPPRESS,
+                        help="draw in growing looks and stop as soon as a violation is established (an anytime-valid "
+                             "test by betting), else at --samples; the JSON gives the samples used")
     if third_party:
         _option(parser, "--randomness", defaults.randomness, "seeded: outputs must be functions of the sample's seed "
                 "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
@@ -684,7 +687,8 @@ def _command_audit(args: argparse.Namespace) -> int:
         print(to_json(summary))
     else:
         _print_audit_head(summary, f"claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']}")
-        print(f"  {summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+        used = "" if summary["mode"] == "fixed-n" else f"{summary['samples_used']['total'][0]} of "
+        print(f"  {used}{summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
         if not summary["reproducible"]:
             print(f"  not reproducible from the seed: {summary['randomness']['reason']}")
         for note in summary["notes"]:
@@ -706,7 +710,9 @@ def _write_audit_page(summary: dict, folder: str, args: argparse.Namespace) -> N
 
 
 def _print_audit_head(summary: dict, claim: str) -> None:
-    print(f"{summary['verdict']}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence "
+    refuted = (summary.get("sequential") or {}).get("refuted_epsilon")  # sequential: epsilon > every refuted one
+    print(f"{summary['verdict']}: epsilon {'>' if refuted is not None else '>='} {summary['epsilon_lower_bound']:.4f} "
+          f"with confidence "
           f"{summary['confidence']} ({claim})")
     if summary.get("epsilon_estimate") == float("inf"):
         never = "d1" if summary["event_more_likely_under"] == "d0" else "d0"
@@ -718,10 +724,15 @@ def _print_audit_head(summary: dict, claim: str) -> None:
         print(f"  neighbours found by the search: {search['found']['change']} (of {search['candidates_screened']} "
               f"candidates screened on {search['screening_samples_per_side']} samples per side, {search['kept']} "
               "bounded)")
+    sequential = summary.get("sequential")
+    if sequential:
+        print(f"  sequential test: e-value {sequential['e_value']:.4g} (a violation at >= {sequential['threshold']:.4g}) "
+              f"after {sequential['samples_used'][0]} samples per side in {len(sequential['looks'])} looks")
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]
-        print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}, interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]")
+        shown = "" if sequential else f", interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]"
+        print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}{shown}")
 
 
 def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,

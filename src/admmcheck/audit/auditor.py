@@ -30,12 +30,13 @@ from admmcheck.audit.checkpoint import Checkpoint
 from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.curve import Ladders, PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound
+from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound, point_estimate
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
                                     histogram_edges)
 from admmcheck.audit.outputs import Block, Encoding, Layout
-from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
+from admmcheck.audit.sampling import Randomness, Sampler, Source, Task, seed_insensitive
+from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.progress import Budget
 
@@ -79,6 +80,8 @@ class AuditResult:
     findings: tuple[str, ...] = field(default=())
     search: dict[str, object] | None = None
     curve: PrivacyCurve | None = None
+    mode: str = "fixed-n"  # or "sequential" (admmcheck.audit.sequential)
+    sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
@@ -102,7 +105,9 @@ class AuditResult:
             "delta_lower_bound_at_claimed_epsilon": self.delta_lower_bound,
             "confidence": self.confidence,
             "samples": self.samples,
-            "samples_used": {"selection": list(self.selection_samples), "bounding": list(self.bounding_samples)},
+            "mode": self.mode,
+            "samples_used": {"selection": list(self.selection_samples), "bounding": list(self.bounding_samples),
+                             "total": [s + b for s, b in zip(self.selection_samples, self.bounding_samples)]},
             "event": self.event,
             "event_family": self.family,
             "event_more_likely_under": f"d{self.numerator}",
@@ -110,7 +115,8 @@ class AuditResult:
             "neighbour_pairs": self.pairs,
             "p_d0": side(0),
             "p_d1": side(1),
-            "multiplicity": {"intervals": self.intervals_bounded, "method": "weighted Bonferroni over every "
+            "multiplicity": {"intervals": self.intervals_bounded, "method": self.sequential["method"]
+                             if self.sequential else "weighted Bonferroni over every "
                              "one-sided Clopper-Pearson interval of every bounded event: the event ranked best on "
                              "the selection split gets 80 % of 1 - confidence (per neighbour pair), the others "
                              "share the rest; each candidate's 'level' is its share"},
@@ -128,6 +134,7 @@ class AuditResult:
             "findings": list(self.findings),
             **({"neighbour_search": self.search} if self.search is not None else {}),
             "privacy_curve": self.curve.as_dict() if self.curve is not None else None,
+            **({"sequential": self.sequential} if self.sequential is not None else {}),
         }
 
 
@@ -165,7 +172,10 @@ def audit(
     different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`.
 
     ``settings.exceptions_are_outputs``: a call that raises releases the exception's type (an output
-    like any other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit."""
+    like any other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit.
+
+    ``settings.sequential``: draw in growing looks and stop as soon as a violation is established, an
+    anytime-valid test by betting (:mod:`admmcheck.audit.sequential`; ``mode`` "sequential")."""
     settings = (settings or AuditSettings()).but(**changes)
     samples, confidence, seed, checkpoint = settings.samples, settings.confidence, settings.seed, settings.checkpoint
     exceptions_are_outputs = settings.exceptions_are_outputs
@@ -194,8 +204,11 @@ def audit(
             # one BLAS/OpenMP thread for the event fits and counts, as in the workers: the workers share the
             # cores, and OpenMP's spinning threads made one gradient-boosting fit 100x slower under load
             with threadpool_limits(1):
-                outcome = _run(sampler, claim, samples, confidence, seed, selection, bounding, block_size, budget,
-                               store)
+                if settings.sequential:
+                    outcome = run_sequential(sampler, claim, samples, confidence, seed, k, block_size, budget)
+                else:
+                    outcome = _run(sampler, claim, samples, confidence, seed, selection, bounding, block_size, budget,
+                                   store)
         finally:
             if store is not None:
                 store.close()
@@ -253,7 +266,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
             key = (task.side, task.block)
             parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
         whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
-        findings.extend(_seed_insensitive(whole, pair, pairs))
+        findings.extend(seed_insensitive(whole, pair, pairs))
         encoding = Encoding.fit(whole)
         encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
@@ -313,20 +326,6 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
                              "split never showed; no chosen event contains them",)
     return outcome
-
-
-def _seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list[str]:
-    """A finding when every selection sample of a side was the same output: the outputs did not vary
-    with the samples' seeds, so the mechanism's noise is a constant there."""
-    constant = [f"d{side}" for side, block in enumerate(whole)
-                if len(block) > 1 and np.all(block.kind_of == block.kind_of[0]) and np.all(block.values == block.values[0])]
-    if not constant:
-        return []
-    where = " and ".join(constant) + (f" of pair {pair}" if pairs > 1 else "")
-    return [f"the output did not vary with the sample's seed: all {len(whole[0])} selection samples on {where} were "
-            "the same output, so the mechanism's noise is a constant there; a fixed seed inside the code (rng(1), "
-            "rand(\"seed\", 1), randn(\"state\", 0), np.random.seed(0)) does this, and a mechanism that always "
-            "releases the same output on a dataset is not randomised at all"]
 
 
 def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray, ladders: Ladders) -> np.ndarray:
@@ -421,7 +420,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
     if not complete:
         notes.append("the time budget ran out before every bounding sample was drawn; the bound uses those drawn")
     a, b = event.numerator, 1 - event.numerator
-    estimate = _point_estimate(c[a] / n[a] if n[a] else float("nan"), c[b] / n[b] if n[b] else float("nan"),
+    estimate = point_estimate(c[a] / n[a] if n[a] else float("nan"), c[b] / n[b] if n[b] else float("nan"),
                                claim.delta)
     return {
         "verdict": "violation" if epsilon > claim.epsilon else "no-violation-found",
@@ -436,11 +435,3 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         "candidates": tuple(sorted(candidates, key=lambda r: -r["epsilon_lower_bound"])),
         "intervals_bounded": 2 * m, "complete": complete, "notes": tuple(notes),
     }
-
-
-def _point_estimate(p_a: float, p_b: float, delta: float) -> float:
-    """ln((p_a − δ)/p_b) from the frequencies: +inf when the event never happened under the other
-    dataset (a support mismatch), nan where it refutes nothing or nothing was drawn."""
-    if not (p_a > delta) or math.isnan(p_b):
-        return float("nan")
-    return math.inf if p_b == 0 else math.log((p_a - delta) / p_b)

@@ -48,3 +48,11 @@ def epsilon_bound(lower_a: np.ndarray | float, upper_b: np.ndarray | float, delt
 def delta_bound(lower_a: float, upper_b: float, epsilon: float) -> float:
     """Hockey-stick lower bound on δ at ``epsilon``: p̲_a − e^ε p̄_b (may be negative)."""
     return float(lower_a - math.exp(epsilon) * upper_b)
+
+
+def point_estimate(p_a: float, p_b: float, delta: float) -> float:
+    """ln((p_a − δ)/p_b) from the frequencies: +inf when the event never happened under the other
+    dataset (a support mismatch), nan where it refutes nothing or nothing was drawn."""
+    if not (p_a > delta) or math.isnan(p_b):
+        return float("nan")
+    return math.inf if p_b == 0 else math.log((p_a - delta) / p_b)

@@ -58,7 +58,8 @@ class Event:
     """The set E = {score > threshold} (``above``) or {score < threshold} of outputs, and the side
     ``numerator`` whose probability should exceed the other's. ``axis`` says what the score is;
     ``labels`` name the integer score values 0, 1, ... of a categorical score (values or kinds in
-    ratio order)."""
+    ratio order); ``learned``: the score was fitted on the first ``learned`` samples of each side given
+    to :func:`candidate_events` (a learned family's: its frequencies there are not to be trusted)."""
 
     family: str
     description: str
@@ -69,6 +70,7 @@ class Event:
     predicted_epsilon: float = float("nan")
     axis: str = ""
     labels: tuple[str, ...] = ()
+    learned: int = 0
 
     def member(self, scores: np.ndarray) -> np.ndarray:
         """Boolean membership from already computed scores (NaN scores are never members)."""
@@ -134,11 +136,13 @@ def best_threshold(score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes
 
 
 def _threshold_event(family: str, name: str, score: Callable[[np.ndarray], np.ndarray],
-                     s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> Event:
+                     s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, learned: int = 0) -> Event:
+    """The best threshold event on ``score`` among ``s0``, ``s1``; ``learned``: the score was fitted on the
+    first ``learned`` samples of each side given to :func:`candidate_events` (not these)."""
     c, above, numerator, predicted = best_threshold(score(s0), score(s1), sizes)
     sign = ">" if above else "<"
     return Event(family, f"{name} {sign} {c:.6g} (more likely under d{numerator})", numerator, score, c, above,
-                 predicted, axis=name)
+                 predicted, axis=name, learned=learned)
 
 
 def _coordinates(s0: np.ndarray, s1: np.ndarray, layout: Layout, limit: int = 32) -> list[int]:
@@ -213,7 +217,8 @@ def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: n
         shown = ", ".join(_show_row(v, s0.shape[1]) for v in chosen[:5]) + (" ..." if len(chosen) > 5 else "")
         events.append(Event("values", f"output in {{{shown}}} ({len(chosen)} values; more likely under d{numerator})",
                             numerator, score, size - 0.5, False, predicted, axis="output value, in ratio order",
-                            labels=tuple(_show_row(v, s0.shape[1]) for v in unique[order][:HISTOGRAM_LABELS])))
+                            labels=tuple(_show_row(v, s0.shape[1]) for v in unique[order][:HISTOGRAM_LABELS]),
+                            learned=0 if held_out is None else len(side0)))
     return events
 
 
@@ -320,12 +325,12 @@ def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: 
     difference = (f1.mean(axis=0) - f0.mean(axis=0)) / scale
     lda = np.linalg.solve(_within_covariance(f0, f1, scale) + 1e-6 * np.eye(len(difference)), difference)
     w = lda / scale
-    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, c0, c1, sizes))
+    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, c0, c1, sizes, m))
     training = (np.concatenate([f0, f1]) - mean) / scale
     model = LogisticRegression(max_iter=500).fit(training, np.repeat([0, 1], m))
     del training
     w = model.coef_[0] / scale
-    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, c0, c1, sizes))
+    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, c0, c1, sizes, m))
     return events
 
 
@@ -382,7 +387,7 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
     del f0, f1
     w = model.coef_[0] / f_scale
     return [_threshold_event("projection", f"logistic score on {mixed.describe()}",
-                             lambda x, w=w: mixed.features(x) @ w, s0[m:], s1[m:], sizes)]
+                             lambda x, w=w: mixed.features(x) @ w, s0[m:], s1[m:], sizes, m)]
 
 
 def _additive_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
@@ -401,7 +406,7 @@ def _additive_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
             codes = CoordinateCodes.fit(pooled, columns, bins, whiten)
             weights = LogisticRegression(max_iter=1000).fit(codes.features(pooled), np.repeat([0, 1], m)).coef_[0]
             events.append(_threshold_event("additive", f"additive score ({codes.describe()})",
-                                           lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes))
+                                           lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes, m))
     return events
 
 
@@ -416,7 +421,7 @@ def _shared_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> lis
         codes = SharedCodes.fit(pooled, bins)
         weights = LogisticRegression(max_iter=1000).fit(codes.features(pooled), np.repeat([0, 1], m)).coef_[0]
         events.append(_threshold_event("shared", f"additive score ({codes.describe()})",
-                                       lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes))
+                                       lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes, m))
     return events
 
 
@@ -440,7 +445,7 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Se
     if score is None:
         score = model.decision_function if narrow else lambda x: model.decision_function(np.ascontiguousarray(x[:, columns]))
     name = "gradient-boosting score" + ("" if narrow else f" on the {len(columns)} most different coordinates")
-    return [_threshold_event("classifier", name, score, s0[fit:], s1[fit:], sizes)]
+    return [_threshold_event("classifier", name, score, s0[fit:], s1[fit:], sizes, fit)]
 
 
 def _step_function(model, x: np.ndarray) -> Callable[[np.ndarray], np.ndarray] | None:

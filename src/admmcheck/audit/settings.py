@@ -26,7 +26,9 @@ class AuditSettings:
     ``max_time`` seconds of drawing before the bound is taken on what was drawn; ``checkpoint`` a
     file that stores finished blocks; ``randomness`` auto, seeded or unseeded
     (:func:`~admmcheck.audit.sampling.judge_randomness`); ``exceptions_are_outputs``: a call that
-    raises releases its exception type instead of stopping the audit."""
+    raises releases its exception type instead of stopping the audit; ``sequential``: draw in growing
+    looks and stop as soon as a violation is established (an anytime-valid test by betting,
+    :mod:`admmcheck.audit.sequential`), or when ``samples`` per side are spent."""
 
     samples: int = 100_000
     confidence: float = 0.95
@@ -38,6 +40,7 @@ class AuditSettings:
     scheduler: str | None = None
     randomness: str = "auto"
     exceptions_are_outputs: bool = False
+    sequential: bool = False
 
     def __post_init__(self) -> None:
         if positive_int("samples", self.samples) < MIN_SAMPLES:
@@ -51,6 +54,13 @@ class AuditSettings:
         real("timeout", self.timeout)
         if self.max_time is not None:
             real("max_time", self.max_time)
+        if not isinstance(self.sequential, bool):
+            raise InvalidConfiguration(f"sequential={self.sequential!r} must be True or False", parameter="sequential")
+        if self.sequential and self.checkpoint is not None:
+            raise InvalidConfiguration(
+                "sequential and checkpoint both given: a sequential audit re-chooses its events and bets from every "
+                "earlier sample and stops as soon as the evidence suffices, which a checkpoint of finished blocks "
+                "does not resume; leave out one of them", parameter="sequential")
         if self.randomness not in RANDOMNESS_MODES:
             raise InvalidConfiguration(f"randomness={self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}",
                                        parameter="randomness")

@@ -57,13 +57,25 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <b>{{ s.event_more_likely_under }}</b>.</p>
 <table><tr><th>dataset</th><th>count</th><th>n</th><th>estimate</th><th>Clopper&ndash;Pearson interval</th></tr>
 {% for name, side in sides %}<tr><td>{{ name }}</td><td class="num">{{ side.count }}</td><td class="num">{{ side.n }}</td>
-<td class="num">{{ side.estimate|num(4) }}</td><td>[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]</td></tr>
+<td class="num">{{ side.estimate|num(4) }}</td><td>{% if sequential %}none: the sequential test bets, it bounds no
+interval{% else %}[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]{% endif %}</td></tr>
 {% endfor %}</table>
 <p>Delta at the claimed epsilon: {{ delta_text }}.</p>
 {% if theorem %}<h3>Our bound for this mechanism</h3>
 <table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
 </section>
-{% if s.get("neighbour_search") %}{% set search = s.neighbour_search %}<section id="neighbour-search">
+{% if sequential %}<section id="sequential">
+<h2>Sequential test (testing by betting)</h2>
+<p>The audit stopped after {{ sequential.samples_used[0] }} of {{ s.samples }} samples per side, in
+{{ sequential.looks|length }} looks. E-value at the claim: <b>{{ sequential.e_value|num }}</b>; a violation at
+&ge; {{ sequential.threshold|num }} = 1/(1 &minus; confidence). Method: {{ sequential.method }}.</p>
+<table><tr><th>look</th><th>samples per side</th><th>e-value at the claim</th><th>bets (stake: event)</th></tr>
+{% for look in sequential.looks %}<tr><td class="num">{{ look.look }}</td><td class="num">{{ look.samples }}</td>
+<td class="num">{{ look.e_value|num }}</td><td>{% for b in look.bets %}{{ b.stake|num }}: {{ b.event }}{% if not loop.last %}<br>
+{% endif %}{% endfor %}</td></tr>
+{% endfor %}</table>
+</section>
+{% endif %}{% if s.get("neighbour_search") %}{% set search = s.neighbour_search %}<section id="neighbour-search">
 <h2>Neighbours found by the search</h2>
 <p>The pair audited: <b>{{ search.found.change }}</b>. It was chosen among {{ search.candidates_screened }} candidate
 pairs{% if search.candidates_built != search.candidates_screened %} (a seeded subset of the {{ search.candidates_built }}
@@ -94,7 +106,7 @@ every point of the curve and every epsilon bound hold together at {{ percent }} 
 {% else %}<p>This audit has no (&epsilon;, &delta;) curve.</p>{% endif %}
 </section>
 <section id="candidates">
-<h2>Bounded candidate events</h2>
+<h2>{{ "Events bet on at the last look" if sequential else "Bounded candidate events" }}</h2>
 <table><tr><th>event</th><th>family</th><th>pair</th><th>counts (d0 / d1)</th><th>n (d0 / d1)</th>
 <th>epsilon lower bound</th><th>level</th></tr>
 {% for c in s.candidates %}<tr{% if c.event == s.event and c.pair == s.neighbour_pair %} class="deciding"{% endif %}>
@@ -106,8 +118,8 @@ every point of the curve and every epsilon bound hold together at {{ percent }} 
 <section id="samples">
 <h2>Samples and time</h2>
 <table><tr><th></th><th>d0</th><th>d1</th></tr>
-<tr><th>selection split</th><td class="num">{{ s.samples_used.selection[0] }}</td><td class="num">{{ s.samples_used.selection[1] }}</td></tr>
-<tr><th>bounding split</th><td class="num">{{ s.samples_used.bounding[0] }}</td><td class="num">{{ s.samples_used.bounding[1] }}</td></tr>
+<tr><th>{{ "first look (chose events only)" if sequential else "selection split" }}</th><td class="num">{{ s.samples_used.selection[0] }}</td><td class="num">{{ s.samples_used.selection[1] }}</td></tr>
+<tr><th>{{ "bet on" if sequential else "bounding split" }}</th><td class="num">{{ s.samples_used.bounding[0] }}</td><td class="num">{{ s.samples_used.bounding[1] }}</td></tr>
 </table>
 <p>Asked for {{ s.samples }} samples per side; wall time {{ "%.1f"|format(s.wall_time_s) }} s;
 {% if s.complete %}complete.{% else %}cut short by the time budget: the bounds use the samples drawn.{% endif %}</p>
@@ -148,7 +160,8 @@ def _num(value: object, digits: int = 3) -> str:
 
 def _headline(s: dict, percent: str) -> str:
     word = "violation" if s["verdict"] == "violation" else "no violation found"
-    return f"{word}: epsilon ≥ {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
+    refuted = (s.get("sequential") or {}).get("refuted_epsilon")  # sequential: epsilon > every refuted one
+    return f"{word}: epsilon {'>' if refuted is not None else '≥'} {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
 
 
 def _estimate(s: dict) -> str:
@@ -276,7 +289,7 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = _num
     html = environment.from_string(TEMPLATE).render(
-        s=summary, headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
+        s=summary, sequential=summary.get("sequential"), headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
         claim=f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}",
         percent=percent, sides=[("d0", summary["p_d0"]), ("d1", summary["p_d1"])],
         delta_text=_delta_text(summary["delta_lower_bound_at_claimed_epsilon"]),

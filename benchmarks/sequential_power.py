@@ -1,0 +1,152 @@
+"""Benchmark: samples per side the sequential audit uses to flag each broken mechanism, against the
+samples the fixed-n audit needs at the same confidence (issue 30, part 3).
+
+For each broken mechanism of the power test (``BROKEN`` in ``tests/test_audit.py``) and each seed:
+
+* fixed-n: the audit is run at S = 200, 300, 500, 700, 1000, 1500, 2000, 3000, 5000, 7000, 10^4,
+  1.5·10^4, 2·10^4, 3·10^4, 5·10^4, 7·10^4, 10^5 samples per side, going up; the samples needed are
+  the first S that gives a violation (None: none up to 10^5);
+* sequential: one audit with ``sequential=True`` and a budget of 10^5 per side; the samples used are
+  the samples per side drawn when it stopped.
+
+Both at 95 %, 2 workers. The table gives the medians over the seeds, their ratio and whether the
+sequential median is at most 1/10 of the fixed-n one (the issue's target).
+
+    python benchmarks/sequential_power.py [--seeds 1,2,3] [--out DIR] [--reuse-fixed]
+
+``--reuse-fixed`` takes the fixed-n figures from an earlier ``sequential_power.json`` in ``--out``
+(same mechanisms and seeds) and runs only the sequential audits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.output import output_folder, to_json, write_text_atomic
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent / "tests"
+SIZES = (200, 300, 500, 700, 1_000, 1_500, 2_000, 3_000, 5_000, 7_000, 10_000, 15_000, 20_000, 30_000, 50_000,
+         70_000, 100_000)
+BUDGET = 100_000
+CONFIDENCE = 0.95
+TARGET = 0.1
+
+
+def _audit(mechanism: str, neighbours: str, epsilon: float, delta: float, **settings: object):
+    return audit(Source(f"{TESTS / 'mechanisms.py'}:{mechanism}"), Source(f"{TESTS / 'mechanisms.py'}:{neighbours}"),
+                 PrivacyClaim(epsilon, delta), confidence=CONFIDENCE, workers=2, **settings)
+
+
+def fixed_needed(mechanism: str, neighbours: str, epsilon: float, delta: float, seed: int) -> int | None:
+    """The first S of SIZES at which the fixed-n audit with ``seed`` gives a violation (None: none)."""
+    for size in SIZES:
+        if _audit(mechanism, neighbours, epsilon, delta, samples=size, seed=seed).verdict == "violation":
+            return size
+    return None
+
+
+def sequential_used(mechanism: str, neighbours: str, epsilon: float, delta: float, seed: int) -> dict[str, object]:
+    """The sequential audit's verdict, samples used per side, e-value, looks and wall time."""
+    started = time.perf_counter()
+    result = _audit(mechanism, neighbours, epsilon, delta, samples=BUDGET, seed=seed, sequential=True)
+    looks = result.sequential["looks"]
+    return {"verdict": result.verdict, "samples_used": result.sequential["samples_used"][0],
+            "e_value": result.sequential["e_value"], "looks": len(looks), "event": result.event,
+            "last_growth": max((b["predicted_growth"] for b in looks[-1]["bets"]), default=0.0),
+            "wall_time_s": time.perf_counter() - started}
+
+
+def _median(values: list[int | None]) -> float | None:
+    """The median, with None (not flagged within the budget) counted as larger than every number."""
+    middle = statistics.median([math.inf if v is None else v for v in values])
+    return None if math.isinf(middle) else middle
+
+
+def _account(rows: list[dict], seeds: str) -> str:
+    """What the table shows, and why the 1/10 target is met or not, from the figures themselves."""
+    met = [r["mechanism"] for r in rows if r["meets_one_tenth"]]
+    floor = [r["mechanism"] for r in rows if r["fixed_n_median"] == SIZES[0]]
+    slower = [r["mechanism"] for r in rows if r["ratio"] is not None and r["ratio"] > 1]
+    used = [r["sequential_median"] for r in rows if r["sequential_median"] is not None]
+    text = [f"{len(met)} of {len(rows)} meet the 1/10 target (medians over seeds {seeds}, 95 %, sequential budget "
+            f"{BUDGET} per side){': ' + ', '.join(met) if met else ''}. Against the fixed-n audit's default of "
+            f"{BUDGET} per side the sequential medians are {min(used):g} to {max(used):g} samples per side "
+            f"({sum(u <= TARGET * BUDGET for u in used)} of {len(used)} within 1/10 of it)."]
+    if floor:
+        text.append(f"Not reachable: {', '.join(floor)} flag at the smallest fixed-n size ({SIZES[0]}, the fewest "
+                    f"samples an audit accepts), so 1/10 is {TARGET * SIZES[0]:g} samples per side. A sequential "
+                    "audit first draws a look to choose its events on (20 per side), and even a sure win (an output "
+                    "one side never gives) multiplies the wealth by at most 1 + 0.45/(e^ε + δ) per sample pair "
+                    "(1.17 at ε = 1: half the largest stake 0.9/(e^ε + δ)), so reaching 1/(1 - 0.95) = 20 takes "
+                    "ln 20 / ln 1.17 ≈ 20 more pairs: 40 at the least.")
+    if slower:
+        growth = {r["mechanism"]: statistics.median(run["last_growth"] for run in r["sequential"])
+                  for r in rows if r["mechanism"] in slower}
+        text.append("Slower than fixed-n: " + ", ".join(f"{name} (predicted log-growth of the best bet at the last "
+                                                          f"look {g:.2g} per sample pair)" for name, g in growth.items())
+                    + ". Where the leak at the claim is weak the wealth grows by about μ²/(2 Var Z) per pair (μ: "
+                    "how much P_a(E) exceeds e^ε P_b(E)), so reaching 20 takes thousands of pairs, and the first "
+                    "looks, bet on events chosen from few samples, add little. The fixed-n figure is also the first "
+                    "of up to 17 sizes at which that seed's audit flags, a best-of-several that favours fixed-n. A "
+                    "test valid at every stopping time does not beat a fixed-n test whose size was known to be "
+                    "right when the effect is small; it wins when the effect is strong or the right size is not "
+                    "known in advance (the default budget above).")
+    return "\n\n".join(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", default="1,2,3", help="seeds, comma-separated (default: 1,2,3)")
+    parser.add_argument("--out", default=str(HERE / "out"), help="folder for sequential_power.json/.md")
+    parser.add_argument("--reuse-fixed", action="store_true", help="take the fixed-n figures from an earlier run")
+    parser.add_argument("--only", default=None, help="only these mechanisms, comma-separated")
+    args = parser.parse_args()
+    out = output_folder(args.out, "--out")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    sys.path.insert(0, str(TESTS))
+    from test_audit import BROKEN  # the power test's list: one source of truth
+
+    earlier = {}
+    if args.reuse_fixed:
+        earlier = {row["mechanism"]: row for row in json.loads((out / "sequential_power.json").read_text())["rows"]}
+    rows = []
+    lines = ["| mechanism | claim (ε, δ) | fixed-n samples needed (per seed) | median | sequential samples used "
+             "(per seed) | median | ratio | ≤ 1/10 |", "|---|---|---|---|---|---|---|---|"]
+    for mechanism, neighbours, epsilon, delta, _ in BROKEN:
+        if args.only and mechanism not in args.only.split(","):
+            continue
+        if mechanism in earlier and earlier[mechanism]["seeds"] == seeds:
+            fixed = earlier[mechanism]["fixed_n_needed"]
+        else:
+            fixed = [fixed_needed(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
+        runs = [sequential_used(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
+        used = [r["samples_used"] if r["verdict"] == "violation" else None for r in runs]
+        fixed_median, used_median = _median(fixed), _median(used)
+        ratio = used_median / fixed_median if fixed_median and used_median else None
+        meets = ratio is not None and ratio <= TARGET
+        rows.append({"mechanism": mechanism, "claim": [epsilon, delta], "seeds": seeds, "fixed_n_needed": fixed,
+                     "fixed_n_median": fixed_median, "sequential": runs, "sequential_median": used_median,
+                     "ratio": ratio, "meets_one_tenth": meets})
+        lines.append(f"| {mechanism} | ({epsilon:g}, {delta:g}) | {', '.join(str(v) for v in fixed)} | "
+                     f"{fixed_median:g} | {', '.join(str(v) for v in used)} | {used_median:g} | "
+                     f"{ratio:.3f} | {'yes' if meets else 'no'} |" if ratio is not None else
+                     f"| {mechanism} | ({epsilon:g}, {delta:g}) | {fixed} | {fixed_median} | {used} | {used_median} | "
+                     "- | no |")
+        print(lines[-1], flush=True)
+    lines.append("\n" + _account(rows, args.seeds))
+    write_text_atomic(out / "sequential_power.md", "\n".join(lines) + "\n")
+    write_text_atomic(out / "sequential_power.json", to_json({"sizes": list(SIZES), "budget": BUDGET,
+                                                              "confidence": CONFIDENCE, "seeds": seeds,
+                                                              "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""Issue 30, part 3: the sequential audit (testing by betting) stops early on a broken mechanism, runs to
+its budget on a correct one, and its wealth is what the construction says it is."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.audit.events import Event
+from admmcheck.audit.sequential import (CAUTION, SLOT_WEIGHTS, Wealth, bet, look_sizes, outcomes, payoffs, settle)
+from admmcheck.audit.settings import AuditSettings
+from admmcheck.cli import main
+from admmcheck.errors import InvalidConfiguration
+
+MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
+
+
+def _audit(mechanism: str, samples: int, **settings: object):
+    return audit(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:scalar_pair"), PrivacyClaim(1.0),
+                 samples=samples, sequential=True, **settings)
+
+
+def test_a_broken_mechanism_is_flagged_before_the_budget_is_spent_and_the_same_seed_gives_the_same_stop():
+    result = _audit("laplace_half_scale", 20_000, seed=1, workers=2)  # true epsilon 2, claim 1
+    assert result.mode == "sequential" and result.verdict == "violation"
+    used = result.sequential["samples_used"]
+    assert used[0] == used[1] < 20_000
+    assert result.sequential["e_value"] >= result.sequential["threshold"] == pytest.approx(20.0)
+    looks = result.sequential["looks"]
+    sizes = look_sizes(20_000)
+    assert looks[-1]["samples"] == used[0] <= sum(sizes[:len(looks)])  # it stopped within its last look
+    assert [look["samples"] for look in looks[:-1]] == list(np.cumsum(sizes[:len(looks) - 1]))
+    assert looks[0]["e_value"] is None and looks[0]["bets"] == []  # the first look only chooses
+    assert result.epsilon_lower_bound == 1.0  # the test refutes the claim; it does not measure beyond it
+    document = result.as_dict()
+    assert document["mode"] == "sequential" and document["samples_used"]["total"] == used
+    assert document["samples_used"]["selection"] == [looks[0]["samples"]] * 2
+    again = _audit("laplace_half_scale", 20_000, seed=1, workers=1)
+    assert again.sequential["samples_used"] == used and again.sequential["e_value"] == result.sequential["e_value"]
+
+
+def test_a_correct_mechanism_is_not_flagged_and_spends_the_whole_budget():
+    result = _audit("laplace_vectorised", 600, seed=3, workers=2)
+    assert result.verdict == "no-violation-found"
+    assert result.sequential["samples_used"] == [600, 600] and result.as_dict()["samples_used"]["total"] == [600] * 2
+    assert result.sequential["e_value"] < 20.0
+    assert [look["samples"] for look in result.sequential["looks"]] == list(np.cumsum(look_sizes(600)))
+    assert 0.0 <= result.epsilon_lower_bound < 1.0
+
+
+def test_the_wealth_is_the_product_of_the_bets_computed_sample_by_sample():
+    """Known draws, a fixed event and fixed stakes: the engine's wealth against a plain product."""
+    rng = np.random.default_rng(30)
+    x = (rng.laplace(0.0, 0.5, size=(300, 1)), 1.0 + rng.laplace(0.0, 0.5, size=(300, 1)))
+    event = Event("coordinate", "output > 0.8", 1, lambda v: v[:, 0], 0.8, True)  # more likely under d1
+    epsilon, delta = 1.0, 0.01
+    grid = np.array([0.0, 0.5, epsilon])
+    wealth = Wealth(grid, delta, pairs=1)
+    stakes = (0.2, 0.05, 0.3)
+    by_hand = np.ones((len(SLOT_WEIGHTS), len(grid)))
+    for look, stake in enumerate(stakes):  # three looks of 100 pairs, one stake per look
+        part = slice(100 * look, 100 * (look + 1))
+        features = (x[0][part], x[1][part])
+        wealth.add(0, 0, stake, outcomes(event, features))
+        for i in range(100):
+            in_a, in_b = float(features[1][i, 0] > 0.8), float(features[0][i, 0] > 0.8)
+            for j, e in enumerate(grid):
+                by_hand[0, j] *= 1 + stake * (in_a - math.exp(e) * in_b - delta)
+    assert np.allclose(np.exp(wealth.log_wealth[0]), by_hand, rtol=1e-10)
+    average = sum(w * by_hand[k] for k, w in enumerate(SLOT_WEIGHTS))  # the idle slots keep their wealth 1
+    assert np.allclose(np.exp(wealth.total()), average, rtol=1e-10)
+    assert np.all(np.diff(wealth.total()) <= 0)  # the wealth can only fall as epsilon rises
+    assert by_hand[0, -1] > 1  # the event really beats e^1 here (true epsilon 2): the bet won
+
+
+def test_the_best_stake_maximises_the_expected_log_growth():
+    cap = CAUTION / (math.exp(1.0) + 0.0)
+    stake, growth = bet(0.6, 0.1, 1.0, 0.0, cap)
+    law = np.array([0.4 * 0.9, 0.4 * 0.1, 0.6 * 0.9, 0.6 * 0.1])
+    grid = np.linspace(0, cap, 100_001)
+    values = np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :]) @ law
+    assert float(stake) == pytest.approx(grid[np.argmax(values)], abs=1e-4) and 0 < stake < cap
+    assert float(growth) == pytest.approx(values.max(), rel=1e-8)
+    assert bet(0.2, 0.1, 1.0, 0.0, cap) == (0.0, 0.0)  # 0.2 <= e * 0.1: nothing to win, nothing staked
+    assert float(bet(1.0, 0.0, 1.0, 0.0, cap)[0]) == pytest.approx(cap)  # a sure win: the largest stake
+
+
+def _simulated_rejections(runs: int, peek: bool, seed: int) -> float:
+    """Share of ``runs`` simulated audits of one tight event (P_a = e P_b exactly: the claim holds with
+    equality) whose wealth ever reaches 1/alpha, with stakes from the frequencies of the earlier looks
+    (the engine's rule), or, ``peek``, from the look's own samples (not predictable: invalid)."""
+    rng = np.random.default_rng(seed)
+    p_b = 0.1
+    p_a = math.e * p_b
+    law = [(1 - p_a) * (1 - p_b), (1 - p_a) * p_b, p_a * (1 - p_b), p_a * p_b]
+    grid, alpha = np.array([1.0]), 0.05
+    cap = CAUTION / math.e
+    log_wealth = np.zeros(runs)
+    seen = np.zeros((runs, 4))
+    crossed = np.zeros(runs, bool)
+    for size in look_sizes(5_000):
+        drawn = rng.multinomial(size, law, size=runs)
+        known = seen + drawn if peek else seen
+        n = np.maximum(known.sum(axis=1), 1)
+        stakes, _ = bet((known[:, 2] + known[:, 3]) / n, (known[:, 1] + known[:, 3]) / n, 1.0, 0.0, cap)
+        stakes = np.where(known.sum(axis=1) > 0, stakes, 0.0)
+        log_wealth += np.array([settle(s, d, grid, 0.0)[0] for s, d in zip(stakes, drawn)])
+        crossed |= log_wealth >= math.log(1 / alpha)
+        seen += drawn
+    return float(crossed.mean())
+
+
+def test_ville_holds_on_a_simulated_tight_null_and_the_check_catches_a_bettor_who_peeks():
+    assert _simulated_rejections(2_000, peek=False, seed=1) <= 0.05
+    assert _simulated_rejections(2_000, peek=True, seed=1) > 0.05
+
+
+def test_the_cli_gives_the_samples_used(capsys):
+    argv = ["audit", "code", "--mechanism", f"{MECHANISMS}:laplace_half_scale", "--neighbors",
+            f"{MECHANISMS}:scalar_pair", "--epsilon", "1", "--samples", "5000", "--workers", "2", "--sequential"]
+    assert main(argv + ["--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["mode"] == "sequential" and out["verdict"] == "violation"
+    assert out["samples_used"]["total"] == out["sequential"]["samples_used"] and out["samples_used"]["total"][0] < 5_000
+    assert main(argv) == 1
+    text = capsys.readouterr().out
+    assert f"{out['samples_used']['total'][0]} of 5000 samples per side" in text and "sequential test: e-value" in text
+
+
+def test_sequential_with_a_checkpoint_is_refused_naming_the_parameter_or_the_flag(capsys, tmp_path):
+    with pytest.raises(InvalidConfiguration) as error:
+        AuditSettings(sequential=True, checkpoint=str(tmp_path / "c.sqlite"))
+    assert error.value.parameter == "sequential" and str(error.value).startswith("sequential and checkpoint both given")
+    with pytest.raises(InvalidConfiguration, match="sequential='yes' must be True or False"):
+        AuditSettings(sequential="yes")
+    assert main(["audit", "dpsda-c", "--sequential", "--checkpoint", str(tmp_path / "c.sqlite"), "--json"]) == 2
+    said = json.loads(capsys.readouterr().out)["error"]
+    assert said.startswith("--sequential and checkpoint both given: a sequential audit re-chooses")
+    assert not (tmp_path / "c.sqlite").exists()
