@@ -82,10 +82,10 @@ def test_a_class_list_of_data_dependent_length_is_an_infinite_violation():
     assert result.counts[result.numerator] == result.bounding_samples[result.numerator]  # every d0 output
     assert result.counts[1 - result.numerator] == 0  # and no d1 output is of that kind
     n = result.bounding_samples[0]
-    # the strongest bound n samples per side give, closed form: the event ranked first spends 80 % of
-    # 1 - confidence, half of that on each one-sided Clopper-Pearson interval (q = 0.02); n of n gives
+    # the strongest bound n samples per side give, closed form: the event ranked first spends half of
+    # 1 - confidence, a quarter on each one-sided Clopper-Pearson interval (q = 0.0125); n of n gives
     # p_a >= q^(1/n), 0 of n gives p_b <= 1 - q^(1/n)
-    q = 0.02 ** (1 / n)
+    q = 0.0125 ** (1 / n)
     assert result.epsilon_lower_bound == pytest.approx(math.log(q / (1 - q)), rel=1e-9)
     summary = result.as_dict()
     assert [k["kind"] for k in summary["output_kinds"]] == [

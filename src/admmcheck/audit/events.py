@@ -29,7 +29,7 @@ that look perfect on few samples do not crowd out reliable ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
@@ -40,8 +40,6 @@ from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 from admmcheck.errors import InvalidConfiguration
 
 QUANTILES = 400
-RANKING_SHARE = 0.2  # of the selection split, kept from the families to rank their events (candidate_events)
-RANKING_MIN = 2_000  # samples a side in that share, at least, for it to be kept
 TAIL_CUTS = 24  # thresholds among the most extreme scores of each tail (see best_threshold)
 DISCRETE_LIMIT = 2000
 CLASSIFIER_SAMPLES = 100_000
@@ -316,21 +314,23 @@ def _fitted(s0: np.ndarray, s1: np.ndarray) -> int:
 
 
 def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: int) -> list[Event]:
+    """Thresholds on the Fisher/LDA and logistic directions, fitted and thresholded on the whole selection
+    split: with k parameters for ~10^5 samples a side their in-sample optimism is small, and choosing a
+    rare event's threshold on a third of the split lost more (a sparse-vector mechanism's verdict)."""
     from sklearn.linear_model import LogisticRegression
 
-    m = _fitted(s0, s1)
-    f0, f1, c0, c1 = s0[:m], s1[:m], s0[m:], s1[m:]
-    mean, scale = _moments(f0, f1)
+    mean, scale = _moments(s0, s1)
     events = []
-    difference = (f1.mean(axis=0) - f0.mean(axis=0)) / scale
-    lda = np.linalg.solve(_within_covariance(f0, f1, scale) + 1e-6 * np.eye(len(difference)), difference)
+    difference = (s1.mean(axis=0) - s0.mean(axis=0)) / scale
+    lda = np.linalg.solve(_within_covariance(s0, s1, scale) + 1e-6 * np.eye(len(difference)), difference)
     w = lda / scale
-    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, c0, c1, sizes, m))
-    training = (np.concatenate([f0, f1]) - mean) / scale
+    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
+    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
+    training = (np.concatenate([s0[:m], s1[:m]]) - mean) / scale
     model = LogisticRegression(max_iter=500).fit(training, np.repeat([0, 1], m))
     del training
     w = model.coef_[0] / scale
-    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, c0, c1, sizes, m))
+    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
     return events
 
 
@@ -380,14 +380,14 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
     """Logistic regression on the atom features."""
     from sklearn.linear_model import LogisticRegression
 
-    m = _fitted(s0, s1)
+    m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
     f0, f1 = mixed.features(s0[:m]), mixed.features(s1[:m])
     f_mean, f_scale = _moments(f0, f1)
     model = LogisticRegression(max_iter=500).fit((np.concatenate([f0, f1]) - f_mean) / f_scale, np.repeat([0, 1], m))
     del f0, f1
     w = model.coef_[0] / f_scale
     return [_threshold_event("projection", f"logistic score on {mixed.describe()}",
-                             lambda x, w=w: mixed.features(x) @ w, s0[m:], s1[m:], sizes, m)]
+                             lambda x, w=w: mixed.features(x) @ w, s0, s1, sizes)]
 
 
 def _additive_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
@@ -474,23 +474,9 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
                      skip: tuple[str, ...] = ()) -> list[Event]:
     """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first.
     ``kinds`` labels the leading indicator columns of outputs of several kinds (the structure family);
-    the families named in ``skip`` are not asked (the neighbour search screens without the learned ones).
-
-    With at least RANKING_MIN samples a side in it, the last RANKING_SHARE of the selection split is kept
-    from the families and ranks their events: each event's bound is predicted again from its counts there.
-    Every family picks its threshold as the best of hundreds, so its own prediction is the best of
-    hundreds of noisy estimates; the event ranked first on them was often a lucky one (on a sparse-vector
-    mechanism a learned score predicted 0.128 and bounded 0.092 while the event ranked second bounded
-    0.103), and the first gets most of 1 - confidence (:func:`~admmcheck.audit.auditor.event_levels`)."""
-    rank0, rank1 = int(len(s0) * RANKING_SHARE), int(len(s1) * RANKING_SHARE)
-    ranking = min(rank0, rank1) >= RANKING_MIN
-    if ranking:
-        s0, s1, held0, held1 = s0[:-rank0], s1[:-rank1], s0[-rank0:], s1[-rank1:]
-        sizes = replace(sizes, selection=(len(s0), len(s1)))
-    families = _families(s0, s1, layout, sizes, seed, kinds or [], skip)
-    if ranking:
-        families = {name: [_ranked(e, held0, held1, sizes) for e in events] for name, events in families.items()}
+    the families named in ``skip`` are not asked (the neighbour search screens without the learned ones)."""
     chosen: list[Event] = []
+    families = _families(s0, s1, layout, sizes, seed, kinds or [], skip)
     for events in families.values():
         ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
         chosen.extend(ranked[:per_family])
@@ -498,13 +484,6 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     if not chosen:  # nothing predicts a bound: keep one event so the audit still reports counts
         chosen = [families["coordinate"][0]]
     return chosen[:most]
-
-
-def _ranked(event: Event, held0: np.ndarray, held1: np.ndarray, sizes: SelectionSizes) -> Event:
-    """``event`` with its bound predicted from its counts on the ranking samples ``held0``, ``held1``."""
-    counts = [int(np.sum(event.indicator(held))) for held in (held0, held1)]
-    predicted = float(_predicted(counts[0], counts[1], sizes, event.numerator, (len(held0), len(held1))))
-    return replace(event, predicted_epsilon=predicted)
 
 
 @dataclass(frozen=True, eq=False)
@@ -574,8 +553,8 @@ register_family(Family("structure", 1, lambda c: _structure_events(c.s0, c.s1, c
 register_family(Family("values", 2, lambda c: [] if c.discrete is None else _value_events(c.s0, c.s1, *c.discrete,
                                                                                         c.sizes)))
 register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.sizes)))
-register_family(Family("projection", 2, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
-register_family(Family("mixed", 2, _mixed_family))
+register_family(Family("projection", 1, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
+register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job
 register_family(Family("additive", 1, lambda c: _additive_events(c.s0, c.s1, c.layout, c.sizes)
                        if c.continuous and c.s0.shape[1] > 1 else []))
