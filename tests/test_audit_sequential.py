@@ -12,7 +12,8 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.events import Event
-from admmcheck.audit.sequential import (CAUTION, SLOT_WEIGHTS, Wealth, bet, look_sizes, outcomes, payoffs, settle)
+from admmcheck.audit.sequential import (CAUTION, SLOT_WEIGHTS, Wealth, bet, look_sizes, outcomes, payoffs, settle,
+                                         tuned_bet)
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
@@ -88,6 +89,24 @@ def test_the_best_stake_maximises_the_expected_log_growth():
     assert float(growth) == pytest.approx(values.max(), rel=1e-8)
     assert bet(0.2, 0.1, 1.0, 0.0, cap) == (0.0, 0.0)  # 0.2 <= e * 0.1: nothing to win, nothing staked
     assert float(bet(1.0, 0.0, 1.0, 0.0, cap)[0]) == pytest.approx(cap)  # a sure win: the largest stake
+
+
+def test_a_bet_is_tuned_to_the_set_that_grows_fastest_and_staked_at_half_the_best_stake():
+    """Three output values with laws (0.6, 0.3, 0.1) under d0 and (0.1, 0.45, 0.45) under d1: at the claim
+    epsilon = 1 the bet that grows fastest is on {value 0} under d0 (0.6 against e * 0.1), not on the
+    event as given ({value 2} under d1: 0.45 against e * 0.1)."""
+    counts = {0: (600, 300, 100), 1: (100, 450, 450)}
+    features = tuple(np.repeat([0.0, 1.0, 2.0], counts[side])[:, None] for side in (0, 1))
+    given = Event("values", "output in {2}", 1, lambda v: v[:, 0], 1.5, True, axis="output value, in ratio order",
+                  labels=("0", "1", "2"))
+    cap = CAUTION / math.e
+    tuned = tuned_bet(given, features, PrivacyClaim(1.0), cap)
+    assert tuned.event.description == "output value, in ratio order: one of the first 1 ({0}; more likely under d0)"
+    assert tuned.event.numerator == 0 and tuned.event.indicator(np.array([[0.0], [1.0], [2.0]])).tolist() == [
+        True, False, False]
+    best = bet(0.6, 0.1, 1.0, 0.0, cap)
+    assert tuned.stake == pytest.approx(0.5 * float(best[0]), rel=1e-9)
+    assert float(bet(0.45, 0.1, 1.0, 0.0, cap)[1]) < tuned.growth < float(best[1])  # pessimistic, still ahead
 
 
 def _simulated_rejections(runs: int, peek: bool, seed: int) -> float:
