@@ -79,7 +79,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
 
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
                                                  "additive", "shared", "classifier", "coordinate"]
-    changed_in_issue_30 = ("values", "classifier")
+    changed_in_issue_30 = ("values", "classifier", "shared")
     assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
                                          for f in events.FAMILIES)
     with pytest.raises(ValueError, match="registered already"):
@@ -120,7 +120,7 @@ def test_shared_codes_count_each_outputs_coordinates_per_code():
 
     rng = np.random.default_rng(4)
     x = np.where(rng.random((300, 7)) < 0.3, -1000.0, rng.normal(size=(300, 7)))
-    codes = SharedCodes.fit(x, 4)
+    codes = SharedCodes.fit(x, list(range(7)), 4)
     assert codes.atoms.tolist() == [-1000.0]
     features = codes.features(x)
     for i in range(len(x)):  # by hand: the atom, then the bins between the edges

@@ -109,24 +109,27 @@ class CoordinateCodes:
 
 @dataclass(frozen=True, eq=False)
 class SharedCodes:
-    """One set of codes for every coordinate: each output becomes the counts of its coordinates per code."""
+    """One set of codes for every chosen coordinate (``columns``): each output becomes the counts of those
+    coordinates per code."""
 
+    columns: np.ndarray
     atoms: np.ndarray
     edges: np.ndarray
     bins: int
 
     @classmethod
-    def fit(cls, pooled: np.ndarray, bins: int) -> SharedCodes:
-        values = pooled.ravel()
+    def fit(cls, pooled: np.ndarray, columns: list[int], bins: int) -> SharedCodes:
+        values = pooled[:, columns].ravel()
         atoms = atoms_of(values)
-        return cls(atoms, _edges(values, atoms, bins), bins)
+        return cls(np.asarray(columns), atoms, _edges(values, atoms, bins), bins)
 
     @property
     def width(self) -> int:
         return len(self.atoms) + len(self.edges) + 1
 
     def features(self, x: np.ndarray) -> np.ndarray:
-        """(n, width) counts of each output's coordinates per code."""
+        """(n, width) counts of each output's chosen coordinates per code."""
+        x = x[:, self.columns]
         codes = _code(x.ravel(), self.atoms, self.edges).reshape(x.shape)
         rows = np.repeat(np.arange(len(x)), x.shape[1])
         return np.bincount(rows * self.width + codes.ravel(), minlength=len(x) * self.width).reshape(
@@ -136,4 +139,4 @@ class SharedCodes:
         return self.features(x) @ weights
 
     def describe(self) -> str:
-        return f"{self.bins} bins, one function for every coordinate"
+        return f"{self.bins} bins, one function for every one of {len(self.columns)} coordinates"
