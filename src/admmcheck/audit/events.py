@@ -436,9 +436,9 @@ def _classifier_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Se
     coordinates are the projection family's."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    columns = _coordinates(s0, s1, layout, limit=CLASSIFIER_FEATURES)
+    fit = _fitted(s0, s1)  # fit on these, choose the threshold on the rest
+    columns = _coordinates(s0[:fit], s1[:fit], layout, limit=CLASSIFIER_FEATURES)
     narrow = len(columns) == s0.shape[1]
-    fit = 2 * min(len(s0), len(s1), CLASSIFIER_SAMPLES) // 3  # fit on these, choose the threshold on the rest
     # early stopping on a tenth of the fitting samples: as many trees as the data supports (a handful
     # where the laws do not differ), since every tree is paid again on each bounding sample
     model = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.05, random_state=seed, early_stopping=True,
