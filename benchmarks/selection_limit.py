@@ -49,6 +49,7 @@ writes DIR/selection_limit.json and .md (default DIR benchmarks/out).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -75,8 +76,8 @@ SHORT = ("ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT6", "SVT34Parallel", "Nu
          "LaplaceParallel")
 
 
-def categories(law: C.Law, per_tail: int = 1500) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The outputs grouped by their binned L, in increasing L: probabilities under d0, d1, and L.
+def categories(law: C.Law, per_tail: int = 1500) -> tuple[np.ndarray, np.ndarray]:
+    """The outputs grouped by their binned L, in increasing L: their probabilities under d0 and d1.
 
     The +inf / -inf atoms are categories of their own. Adjacent bins are merged into at most
     about 2 * ``per_tail`` groups whose edges lie at pooled masses spaced geometrically from 1e-9
@@ -242,7 +243,6 @@ def main() -> None:
     ours = {}
     compare = HERE / "results" / "dpsniper_compare.json"
     if compare.exists():
-        import json
         ours = {row["mechanism"]: row for row in json.loads(compare.read_text())["rows"]}
     rows, n = [], args.samples
     for name in args.names.split(","):
