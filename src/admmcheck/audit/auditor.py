@@ -374,9 +374,12 @@ def event_levels(m: int, alpha: float) -> list[float]:
     gets alpha); each event spends its level on its two one-sided intervals, half each. The levels
     are fixed by the ranking on the selection split, before any bounding sample is drawn, so
     by Boole's inequality all bounds hold together with probability >= 1 − alpha. With half for the
-    first, even the exactly optimal event reaches only 0.83-0.90 of the event-tester ceiling on the
-    rare-event mechanisms of DP-Sniper's benchmark; 80 % was tried (issue 30) and lost more where the
-    first-ranked event was a lucky choice (SVT3's verdict) than it gained where it was right.
+    first and the bounding split's 85 % of the samples, even the exactly optimal event reaches only
+    0.855 (ReportNoisyMax4), 0.868 (LaplaceParallel), 0.904 (SVT1, SVT2, NumericalSVT) and 0.923 (SVT3)
+    of the event-tester ceiling of DP-Sniper's benchmark at 10⁶ per side (``dpsniper_ceiling.ceiling``
+    at 8.5·10⁵ samples and alpha 0.025); 80 % was tried (issue 30) and lost more where the
+    first-ranked event was a lucky choice (SVT3's verdict) than it gained where it was right. How far
+    a tester that must choose its event from the samples can get at all: ``benchmarks/selection_limit.py``.
     """
     if m == 1:
         return [alpha]
