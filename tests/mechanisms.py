@@ -84,6 +84,17 @@ def sometimes_global(data, rng):
     return data + u
 
 
+def numpy_global_cycle(data, rng):
+    """Draws exactly 624 32-bit words (one MT19937 cycle) from numpy's global generator: its position is
+    then back where it was."""
+    return data + float(np.random.laplace(0.0, 1.0, size=312).mean())
+
+
+def python_global_cycle(data, rng):
+    """Draws exactly 624 32-bit words from Python's global generator (312 doubles of two words each)."""
+    return data + sum(random.random() for _ in range(312)) / 312
+
+
 def laplace_python_random(data, rng):
     """epsilon = 1, drawing from Python's random module."""
     u = random.random() - 0.5

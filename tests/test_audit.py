@@ -150,6 +150,22 @@ def test_every_sample_is_its_seeds_output_when_the_globals_are_drawn_from_only_s
     assert uses.index(True) == 5 and sum(uses) == 10  # the globals are first drawn from by sample 5, in mid-block
 
 
+@pytest.mark.parametrize("mechanism", ["numpy_global_cycle", "python_global_cycle"])
+def test_a_call_that_draws_a_whole_cycle_from_a_global_generator_is_seen_and_seeded(mechanism):
+    """A call drawing a multiple of 624 words leaves the generator's position where it was; the worker must
+    still see it draw (the key words change) and seed the globals for every sample."""
+    sys.path.insert(0, str(HERE))
+    try:
+        import mechanisms  # our own test code: fine to run here
+    finally:
+        sys.path.remove(str(HERE))
+    with Sampler(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:scalar_pair"),
+                 AuditSettings(seed=7, workers=1)) as s:
+        [(_, block)] = list(s.draw([Task(0, 0, 2, 6)]))
+    expected = [getattr(mechanisms, mechanism)(0.0, sample_generator(7, 0, 0, 2, index)) for index in range(6)]
+    assert block.values[:, 0].tolist() == expected
+
+
 @pytest.mark.parametrize("mechanism, message", [
     ("raises", "raises ValueError: bad luck (seed=0, pair=0, side="),
     ("hangs", "hangs: one call ran longer than the timeout of 0.5 s"),

@@ -5,8 +5,8 @@ Seeds. Sample ``j`` of block ``b`` on side ``s`` (0: d0, 1: d1) of neighbour pai
 runs with a PCG64 generator whose increment is word 0 and whose 128-bit state is words
 ``2j+1, 2j+2`` of ``SeedSequence(seed, spawn_key=(p, s, b)).generate_state(...)``
 (prefix-stable, so the block size does not change a sample), and with numpy's and Python's global generators
-seeded from the same words before the call, so code that ignores ``rng`` is reproducible
-too. :func:`sample_generator` rebuilds exactly that generator, which is how a
+seeded from the same words before the call (from the first call seen drawing from them:
+:class:`_GlobalGenerators`), so code that ignores ``rng`` is reproducible too. :func:`sample_generator` rebuilds exactly that generator, which is how a
 :class:`MechanismError` tells the user to reproduce a failure. A vectorised mechanism
 (``mechanism.batch``) gets one generator per block, ``PCG64(SeedSequence(seed,
 spawn_key=(p, s, b)))``. Code that draws its own randomness (``secrets``, ``os.urandom``) cannot
@@ -17,7 +17,8 @@ Isolation. Mechanisms and neighbours given as ``FILE.py:NAME`` are imported and 
 only in worker processes (``python -m admmcheck.audit.worker``, started fresh, so they
 inherit nothing and import nothing of the caller's script, with BLAS and OpenMP limited to
 one thread); the main process receives blocks of encoded outputs
-(:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, never pickles. Each call runs under a per-call alarm (``timeout``); a block that does not
+(:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, never pickles. Each call runs under a periodic alarm that stops it between 1 and 1.1 times the
+``timeout`` (:class:`_CallClock`); a block that does not
 come back within its whole allowance (a hang the alarm cannot interrupt, e.g. in C code)
 stops the pool.
 """
@@ -149,46 +150,57 @@ def _seed_globals(words: np.ndarray, j: int) -> None:
 class _GlobalGenerators:
     """Numpy's and Python's global generators, seeded with sample j's words before its call as the
     module docstring says, but only once this worker has seen the mechanism draw from them: seeding
-    both costs ~5 µs a call, more than a Laplace draw. Until then their positions (numpy's MT19937
-    ``pos``, Python's ``index``, read in place) are compared before and after each call; a call that
-    moved them is run again with the globals seeded for its sample (:meth:`moved`), so every output is
-    the one per-call seeding gives. Where the positions cannot be read (checked at start-up: another
+    both costs ~5 µs a call, more than a Laplace draw. Until then their states are compared before and
+    after each call (read in place: numpy's MT19937 ``pos`` and first two key words, Python's ``index``
+    and first two state words; a position alone would miss a call that draws a multiple of 624 words,
+    after which it is back where it was, but every such cycle regenerates the key); a call that
+    changed them is run again with the globals seeded for its sample (:meth:`moved`), so every output
+    is the one per-call seeding gives. Where the states cannot be read (checked at start-up: another
     Python or numpy), every call is seeded."""
 
     def __init__(self) -> None:
-        self.positions = None
+        self.words = None
         try:
             import ctypes
 
             mt = np.random.mtrand._rand._bit_generator.ctypes.state_address  # mt19937_state {key[624]; int pos}
-            numpy_pos = ctypes.c_int.from_address(mt + 624 * 4)
-            python_index = ctypes.c_int.from_address(id(random._inst) + object.__basicsize__)  # RandomObject.index
+            python = id(random._inst) + object.__basicsize__  # RandomObject {int index; uint32_t state[624]}
+            words = (ctypes.c_int.from_address(mt + 624 * 4), ctypes.c_uint32.from_address(mt),
+                     ctypes.c_uint32.from_address(mt + 4), ctypes.c_int.from_address(python),
+                     ctypes.c_uint32.from_address(python + 4), ctypes.c_uint32.from_address(python + 8))
             np.random.seed(1)
             random.seed(1)
-            fresh = (numpy_pos.value, python_index.value)
+            fresh = [w.value for w in words]
             np.random.random()
             random.random()
-            if fresh == (624, 624) and (numpy_pos.value, python_index.value) == (2, 2):
-                self.positions = (numpy_pos, python_index)
+            first = [w.value for w in words]
+            np.random.random(311)  # 624 words in all since seeding: the positions are back at 624
+            for _ in range(311):
+                random.random()
+            cycled = [w.value for w in words]
+            np.random.seed(1)
+            random.seed(1)
+            if (fresh[0], fresh[3], first[0], first[3]) == (624, 624, 2, 2) and [w.value for w in words] == fresh \
+                    and (cycled[0], cycled[3]) == (624, 624) and cycled[1:3] != fresh[1:3] and cycled[4:] != fresh[4:]:
+                self.words = words
         except Exception:  # pragma: no cover - another implementation
             pass
-        self.seeded = self.positions is None  # seed every call from now on
-        self.before = (0, 0)
+        self.seeded = self.words is None  # seed every call from now on
+        self.before: list[int] = []
 
     def prepare(self, words, j: int) -> None:
         """Before sample j's call."""
         if self.seeded:
             _seed_globals(words, j)
         else:
-            self.before = (self.positions[0].value, self.positions[1].value)
+            self.before = [w.value for w in self.words]
 
     def moved(self, words, j: int) -> bool:
-        """After sample j's call: True when it drew from a global generator not yet seeded for it; the
-        generators are then seeded for sample j (and every later call) and the call must run again."""
-        if self.seeded or (self.positions[0].value, self.positions[1].value) == self.before:
+        """After sample j's call: True when it drew from a global generator not yet seeded for it; from
+        then on every call (this one again first) is seeded by :meth:`prepare`."""
+        if self.seeded or [w.value for w in self.words] == self.before:
             return False
         self.seeded = True
-        _seed_globals(words, j)
         return True
 
 
