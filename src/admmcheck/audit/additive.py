@@ -10,8 +10,8 @@ sets: a linear score only matches them when every one-coordinate loss is linear,
 by >= ATOM_SHARE of its samples) and by quantile bins of its other values; the logistic weights of
 the one-hot codes are the f_j, step functions of each coordinate.
 
-* :class:`CoordinateCodes`: one function per coordinate (on at most ``limit`` coordinates, those whose
-  laws differ most), optionally after whitening by the pooled covariance: cumulative releases (prefix
+* :class:`CoordinateCodes`: one function per coordinate (on the ``columns`` it is given: the events
+  module passes at most 32, those whose laws differ most), optionally after whitening by the pooled covariance: cumulative releases (prefix
   sums) have independent increments, which whitening recovers (the inverse Cholesky factor of a
   prefix sum's covariance takes differences).
 * :class:`SharedCodes`: one function f for every coordinate (the output's histogram of values): for

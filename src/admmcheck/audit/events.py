@@ -7,6 +7,9 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
   Fisher/LDA direction Σ⁻¹(μ₁ − μ₀)); for outputs that mix atoms (values taken with
   positive probability, such as a sparse-vector mechanism's "below" marker) with
   continuous values, also logistic regression on an atom-aware feature map;
+* ``additive`` and ``shared``: thresholds on additive scores sum_j f_j(x_j), step functions of each
+  coordinate learnt by logistic regression on its atom and quantile-bin codes (one f per
+  coordinate, also after whitening; or one f for all coordinates): :mod:`admmcheck.audit.additive`;
 * ``classifier``: thresholds on a non-linear classifier's score (scikit-learn's
   HistGradientBoostingClassifier), DP-Sniper's construction, for laws a linear score
   cannot separate (e.g. the same mean with a different spread);
@@ -30,6 +33,7 @@ that look perfect on few samples do not crowd out reliable ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
@@ -57,7 +61,9 @@ class Event:
     ``numerator`` whose probability should exceed the other's. ``axis`` says what the score is;
     ``labels`` name the integer score values 0, 1, ... of a categorical score (values or kinds in
     ratio order); ``learned``: the score was fitted on the first ``learned`` samples of each side given
-    to :func:`candidate_events` (a learned family's: its frequencies there are not to be trusted)."""
+    to :func:`candidate_events` and its threshold chosen on the rest (its frequencies on those first
+    samples are not to be trusted); 0 where every sample chose the threshold (the projection family's
+    logistic fits, whose few weights barely overfit, also use the samples they were fitted on)."""
 
     family: str
     description: str
@@ -143,7 +149,8 @@ def _threshold_event(family: str, name: str, score: Callable[[np.ndarray], np.nd
                  predicted, axis=name, learned=learned)
 
 
-def _coordinates(s0: np.ndarray, s1: np.ndarray, layout: Layout, limit: int = 32) -> list[int]:
+def _coordinates(s0: np.ndarray, s1: np.ndarray, limit: int = CLASSIFIER_FEATURES) -> list[int]:
+    """All coordinates, or the ``limit`` whose laws differ most (mean shift and log-variance ratio)."""
     k = s0.shape[1]
     if k <= limit:
         return list(range(k))
@@ -390,54 +397,52 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
                              lambda x, w=w: mixed.features(x) @ w, s0, s1, sizes)]
 
 
-def _additive_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
-    """Additive scores sum_j f_j(x_j) (:mod:`admmcheck.audit.additive`), one function per coordinate: with
-    2 bins (a sign per coordinate, robust on weak leaks) and ADDITIVE_BINS bins; for outputs without atoms
-    also after whitening (a prefix sum's increments)."""
+def _code_events(family: str, selection: Selection, fits: list[Callable]) -> list[Event]:
+    """Additive scores sum_j f_j(x_j) (:mod:`admmcheck.audit.additive`): each of ``fits`` makes the one-hot
+    codes (from the pooled fitting samples and the columns to use), whose logistic weights are the f_j,
+    fitted on the first :func:`_fitted` samples of each side; the threshold is chosen on the rest."""
     from sklearn.linear_model import LogisticRegression
 
-    m = _fitted(s0, s1)
+    s0, s1 = selection.s0, selection.s1
+    m, columns = selection.learning
     pooled = np.concatenate([s0[:m], s1[:m]])
-    columns = _coordinates(s0[:m], s1[:m], layout, limit=CLASSIFIER_FEATURES)
-    whitened = (False, True) if s0.shape[1] > 1 and MixedCoordinates.fit(s0, s1) is None else (False,)
     events = []
-    for whiten in whitened:
-        for bins in (2, ADDITIVE_BINS):
-            codes = CoordinateCodes.fit(pooled, columns, bins, whiten)
-            weights = LogisticRegression(max_iter=1000).fit(codes.features(pooled), np.repeat([0, 1], m)).coef_[0]
-            events.append(_threshold_event("additive", f"additive score ({codes.describe()})",
-                                           lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes, m))
-    return events
-
-
-def _shared_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes) -> list[Event]:
-    """Additive scores sum_j f(x_j) with one function for every coordinate (:class:`SharedCodes`), on at most
-    CLASSIFIER_FEATURES coordinates (those whose laws differ most): on a 500-number release the histogram of
-    every coordinate of every sample was most of the audit's time."""
-    from sklearn.linear_model import LogisticRegression
-
-    m = _fitted(s0, s1)
-    pooled = np.concatenate([s0[:m], s1[:m]])
-    columns = _coordinates(s0[:m], s1[:m], layout, limit=CLASSIFIER_FEATURES)
-    events = []
-    for bins in (2, ADDITIVE_BINS):
-        codes = SharedCodes.fit(pooled, columns, bins)
+    for fit in fits:
+        codes = fit(pooled, columns)
         weights = LogisticRegression(max_iter=1000).fit(codes.features(pooled), np.repeat([0, 1], m)).coef_[0]
-        events.append(_threshold_event("shared", f"additive score ({codes.describe()})",
-                                       lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], sizes, m))
+        events.append(_threshold_event(family, f"additive score ({codes.describe()})",
+                                       lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], selection.sizes, m))
     return events
 
 
-def _classifier_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes,
-                       seed: int) -> list[Event]:
+def _additive_events(selection: Selection) -> list[Event]:
+    """One function per coordinate (on at most CLASSIFIER_FEATURES coordinates, those whose laws differ
+    most): with 2 bins (a sign per coordinate, robust on weak leaks) and ADDITIVE_BINS bins; for outputs
+    without atom-valued coordinates (:class:`MixedCoordinates`) also after whitening (a prefix sum's
+    increments)."""
+    whitened = (False, True) if selection.mixed is None else (False,)
+    return _code_events("additive", selection, [lambda pooled, columns, b=bins, w=whiten:
+                                                CoordinateCodes.fit(pooled, columns, b, w)
+                                                for whiten in whitened for bins in (2, ADDITIVE_BINS)])
+
+
+def _shared_events(selection: Selection) -> list[Event]:
+    """One function f for every coordinate (:class:`SharedCodes`), on at most CLASSIFIER_FEATURES
+    coordinates (those whose laws differ most): on a 500-number release the histogram of every coordinate
+    of every sample was most of the audit's time."""
+    return _code_events("shared", selection, [lambda pooled, columns, b=bins: SharedCodes.fit(pooled, columns, b)
+                                              for bins in (2, ADDITIVE_BINS)])
+
+
+def _classifier_events(selection: Selection) -> list[Event]:
     """DP-Sniper's construction (with early stopping) on the CLASSIFIER_FEATURES coordinates whose laws differ most (all of them
     for narrower outputs): on a 500-number release the model on every coordinate took most of the audit
     (fit, and a pass of 100 trees over 4 KiB rows for every bounding sample); leaks spread over many
-    coordinates are the projection family's."""
+    coordinates are the projection, additive and shared families'."""
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    fit = _fitted(s0, s1)  # fit on these, choose the threshold on the rest
-    columns = _coordinates(s0[:fit], s1[:fit], layout, limit=CLASSIFIER_FEATURES)
+    s0, s1, sizes, seed = selection.s0, selection.s1, selection.sizes, selection.seed
+    fit, columns = selection.learning  # fit on the first ``fit`` samples, choose the threshold on the rest
     narrow = len(columns) == s0.shape[1]
     # early stopping on a tenth of the fitting samples: as many trees as the data supports (a handful
     # where the laws do not differ), since every tree is paid again on each bounding sample
@@ -508,6 +513,18 @@ class Selection:
         """True when the learned families apply: not discrete, or too many values to estimate each ratio."""
         return self.discrete is None or len(self.discrete[0]) > MANY_VALUES
 
+    @cached_property
+    def learning(self) -> tuple[int, list[int]]:
+        """(m, columns) for the learned families: they fit on the first m samples of each side
+        (:func:`_fitted`), on the coordinates whose laws differ most there (:func:`_coordinates`)."""
+        m = _fitted(self.s0, self.s1)
+        return m, _coordinates(self.s0[:m], self.s1[:m])
+
+    @cached_property
+    def mixed(self) -> MixedCoordinates | None:
+        """The coordinates that mix atoms with continuous values (:class:`MixedCoordinates`), or None."""
+        return MixedCoordinates.fit(self.s0, self.s1)
+
 
 @dataclass(frozen=True)
 class Family:
@@ -541,14 +558,14 @@ def identity() -> str:
 def _mixed_family(selection: Selection) -> list[Event]:
     if selection.discrete is not None or not selection.continuous:
         return []
-    mixed = MixedCoordinates.fit(selection.s0, selection.s1)
+    mixed = selection.mixed
     return [] if mixed is None else _mixed_events(selection.s0, selection.s1, mixed, selection.sizes)
 
 
 def _coordinate_family(selection: Selection) -> list[Event]:
     s0, s1, layout = selection.s0, selection.s1, selection.layout
     return [_threshold_event("coordinate", layout.describe(j), lambda x, j=j: x[:, j], s0, s1, selection.sizes)
-            for j in _coordinates(s0, s1, layout)]
+            for j in _coordinates(s0, s1)]
 
 
 # The structure family first: among events predicted equal, a difference of kind is the plainest evidence.
@@ -559,12 +576,9 @@ register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.siz
 register_family(Family("projection", 1, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
 register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job
-register_family(Family("additive", 1, lambda c: _additive_events(c.s0, c.s1, c.layout, c.sizes)
-                       if c.continuous and c.s0.shape[1] > 1 else []))
-register_family(Family("shared", 2, lambda c: _shared_events(c.s0, c.s1, c.layout, c.sizes)
-                       if c.continuous and c.s0.shape[1] > 1 else []))
-register_family(Family("classifier", 2, lambda c: _classifier_events(c.s0, c.s1, c.layout, c.sizes, c.seed)
-                       if c.continuous else []))
+register_family(Family("additive", 1, lambda c: _additive_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+register_family(Family("shared", 2, lambda c: _shared_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+register_family(Family("classifier", 2, lambda c: _classifier_events(c) if c.continuous else []))
 register_family(Family("coordinate", 1, _coordinate_family))
 
 
