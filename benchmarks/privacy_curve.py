@@ -8,9 +8,9 @@ against the closed forms, as in the test. Reported per mechanism, over the curve
 * the gap exact δ(ε) − lower δ(ε): its maximum (and where), its mean over the whole grid, and its mean
   over the grid points where the exact δ(ε) >= 10⁻³ (the grid of the Gaussian runs to twice the
   claimed ε, where δ is ~0 and so is every gap);
-* the stated distance D(ε) = min(exact, min over the first ladder's lines of discretisation + interval
+* the stated distance D(ε) = min(exact, min over the finest ladder's lines of discretisation + interval
   widths) the test asserts the gap stays below, its maximum, and the ladder's discretisation alone;
-* whether every interval of the first ladder covers its set's true probability;
+* whether every interval of the finest ladder covers its set's true probability;
 * at each δ of the grid, the curve's lower bound on ε(δ) against the exact ε(δ);
 * the wall time of the audit.
 
@@ -49,7 +49,7 @@ def main() -> None:
     rows = []
     lines = [f"Audits at {args.samples} samples per side, seed {args.seed}, {args.workers} workers, 95 % confidence. "
              "Gap = exact δ(ε) − the curve's lower bound, over the curve's ε grid; D = the stated distance "
-             "(discretisation of the first ladder + its interval widths, or the exact δ where smaller).", "",
+             "(discretisation of the finest ladder (most thresholds) + its interval widths, or the exact δ where smaller).", "",
              "| mechanism | claim (ε, δ) | sets (ladder thresholds) | max gap (at ε) | mean gap, whole grid | "
              "mean gap where δ ≥ 1e-3 | max D | max discretisation | intervals cover | gap ≤ D | wall s |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -213,7 +213,7 @@ def test_the_page_and_the_report_draw_the_curve_against_the_claim(case, tmp_path
     assert "refutes nothing" in section  # the claim is correct
     refuted = summary | {"privacy_curve": summary["privacy_curve"] | {"exceeds_claim_at_epsilon": [0.2, 0.4]}}
     html = write_audit_page(refuted, tmp_path / "refuted")["html"].read_text()
-    assert "lies above the curve of the claim at epsilon from 0.2 to 0.4" in html
+    assert "lies above the curve of the claim at 2 grid point(s) of epsilon between 0.2 and 0.4" in html
     report = Report("smoke", 0)
     report.add(Verdict(name, "black-box audit", "pass", "", "admmcheck audit", 0.0), 0.0)
     report.figures["privacy_curve"] = privacy_curve_figure({name: summary["privacy_curve"]})

@@ -44,7 +44,7 @@ import numpy as np
 from scipy import special
 
 from admmcheck.audit.contract import PrivacyClaim
-from admmcheck.audit.estimators import cp_lower, cp_upper
+from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 from admmcheck.audit.events import Event, histogram_counts
 
 LADDERS = 2  # candidate events (per neighbour pair) whose scores get a ladder of thresholds
@@ -154,11 +154,6 @@ class CurveSet:
     counts: tuple[int, int]
     n: tuple[int, int]
 
-    def member(self, features: np.ndarray) -> np.ndarray:
-        """Boolean membership of the (n, k) features (the set, exactly as the bounding split counted it)."""
-        scores = np.asarray(self.event.score(features), dtype=float)
-        return self.event.member(scores) if self.threshold is None else scores >= self.threshold
-
 
 def pair_sets(pair: int, events: list[Event], counts: tuple[np.ndarray, np.ndarray], n: tuple[int, int],
               ladders: Ladders, bins: tuple[np.ndarray, np.ndarray]) -> list[CurveSet]:
@@ -222,10 +217,7 @@ class PrivacyCurve:
         """max(0, largest ln((p_a lower − δ)/p_b upper) at each δ)."""
         lower_a, upper_b = self.lines()
         delta = np.atleast_1d(np.asarray(delta, dtype=float))
-        excess = lower_a[None, :] - delta[:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = np.where(excess > 0, np.log(excess / upper_b[None, :]), 0.0)
-        return np.maximum(values.max(axis=1, initial=0.0), 0.0)
+        return epsilon_bound(lower_a[None, :], upper_b[None, :], delta[:, None]).max(axis=1, initial=0.0)
 
     def exceeding(self) -> np.ndarray:
         """The ε of the grid where the lower bound on δ(ε) lies above the most the claim allows."""
@@ -236,8 +228,8 @@ class PrivacyCurve:
         above = self.exceeding()
         if verdict == "violation" or not len(above):
             return ()
-        return (f"the (epsilon, delta) curve lies above the claim's curve at epsilon from {above.min():.4g} to "
-                f"{above.max():.4g}: a refutation at the stated confidence by a statement of its own (the verdict "
+        return (f"the (epsilon, delta) curve lies above the claim's curve at {len(above)} grid point(s) of epsilon "
+                f"between {above.min():.4g} and {above.max():.4g}: a refutation at the stated confidence by a statement of its own (the verdict "
                 "is decided by the epsilon bound alone; both together hold with probability >= 1 - 2(1 - "
                 "confidence))",)
 
@@ -263,8 +255,7 @@ def bound_curve(sets: list[CurveSet], claim: PrivacyClaim, confidence: float) ->
     n = np.array([s.n for s in sets], dtype=float).reshape(-1, 2)
     intervals = np.stack([cp_lower(counts, n, level), cp_upper(counts, n, level)], axis=-1)
     lower_a, upper_b = lines(intervals)
-    with np.errstate(divide="ignore"):
-        supported = np.where(lower_a > 0, np.log(lower_a / upper_b), -np.inf)
+    supported = epsilon_bound(lower_a, upper_b, 0.0)
     top = max(float(supported.max(initial=-np.inf)), 2 * claim.epsilon)
     top = top if top > 0 else 1.0
     epsilon_grid = np.union1d(np.linspace(0.0, top, GRID_POINTS), [claim.epsilon])

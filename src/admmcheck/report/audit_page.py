@@ -260,8 +260,8 @@ def _curve_verdict(curve: dict, percent: str) -> str:
     if not above:
         return ("The lower bound stays at or below the curve of the claim at every epsilon of the grid: the curve refutes "
                 "nothing (which is not a proof of privacy).")
-    return (f"The lower bound lies above the curve of the claim at epsilon from {_num(min(above))} to {_num(max(above))} "
-            f"(marked red): there the claim is refuted at {percent} % confidence, by a statement of its own beside "
+    return (f"The lower bound lies above the curve of the claim at {len(above)} grid point(s) of epsilon between "
+            f"{_num(min(above))} and {_num(max(above))} (marked red): there the claim is refuted at {percent} % confidence, by a statement of its own beside "
             "the verdict's.")
 
 
