@@ -601,8 +601,16 @@ def b_rappor(kind):
     return build
 
 
-def builders(keep_bins: bool) -> dict[str, Callable]:
+def svt_pattern_settings() -> dict[str, tuple]:
+    """(threshold, rho scale, noise scale, c) of the sparse-vector variants whose output is an answer pattern."""
     s1, s2, s4 = 1 / (EPS / 2), 2 / (EPS / 2), 1 / (3 * EPS / 4)
+    return {"SVT1": (0.5, s1, s2, 1), "SVT2": (1.0, s1, s2, 1),  # SVT2's redraw is moot at c = 1
+            "SVT4": (1.0, 1 / (EPS / 4), s4, 1), "SVT6": (1.0, s1, s1, None)}
+
+
+def builders(keep_bins: bool) -> dict[str, Callable]:
+    s1 = 1 / (EPS / 2)
+    patterns = svt_pattern_settings()
     return {
         "LaplaceMechanism": b_laplace_mechanism,
         "TruncatedGeometric": lambda d0, d1: b_truncated_geometric(d0, d1),
@@ -612,12 +620,12 @@ def builders(keep_bins: bool) -> dict[str, Callable]:
         "ReportNoisyMax2": b_argmax("exponential"),
         "ReportNoisyMax3": b_max_value("laplace", 1e-5, 100),
         "ReportNoisyMax4": b_max_value("exponential", 1e-4, 500),  # L is steep just above y = 2
-        "SVT1": lambda d0, d1: svt_patterns_built(d0, d1, 0.5, s1, s2, 1, 1e-5),
-        "SVT2": lambda d0, d1: svt_patterns_built(d0, d1, 1.0, s1, s2, 1, 1e-5),  # redraw is moot at c = 1
+        "SVT1": lambda d0, d1: svt_patterns_built(d0, d1, *patterns["SVT1"], 1e-5),
+        "SVT2": lambda d0, d1: svt_patterns_built(d0, d1, *patterns["SVT2"], 1e-5),
         "SVT3": lambda d0, d1: svt_numeric(d0, d1, 1.0, s1, 1 / (EPS / 2), 1, 1e-5, 1.0, -1000.0, -2000.0, keep_bins),
-        "SVT4": lambda d0, d1: svt_patterns_built(d0, d1, 1.0, 1 / (EPS / 4), s4, 1, 1e-5),
+        "SVT4": lambda d0, d1: svt_patterns_built(d0, d1, *patterns["SVT4"], 1e-5),
         "SVT5": b_svt5,
-        "SVT6": lambda d0, d1: svt_patterns_built(d0, d1, 1.0, s1, s1, None, 1e-5),
+        "SVT6": lambda d0, d1: svt_patterns_built(d0, d1, *patterns["SVT6"], 1e-5),
         "SVT34Parallel": lambda d0, d1: b_svt34_parallel(d0, d1, keep_bins),
         "NumericalSVT": b_numerical_svt,
         "PrefixSum": b_sum_of_laplace(1 / EPS, 1e-4, lambda y: np.diff(y, axis=1, prepend=0.0)),

@@ -88,11 +88,12 @@ def main() -> None:
             runs.append((result, time.perf_counter() - start))
         bounds = [r.epsilon_lower_bound for r, _ in runs]
         median = float(statistics.median(bounds))
-        result, seconds = min(runs, key=lambda run: abs(run[0].epsilon_lower_bound - median))
-        right = (median > CLAIM) != correct  # the median bound's verdict
+        result = min(runs, key=lambda run: abs(run[0].epsilon_lower_bound - median))[0]  # the seed nearest the median
+        verdict = "violation" if median > CLAIM else "no-violation-found"  # the median bound's verdict
         seeds_right = sum((r.verdict == "violation") != correct for r, _ in runs)
         row = {"mechanism": name, "truly_private": correct, "epsilon_lower_bound": median,
-               "bounds_by_seed": dict(zip(seeds, bounds)), "verdict": "violation" if median > CLAIM else "no-violation-found", "right_verdict": right,
+               "bounds_by_seed": dict(zip(seeds, bounds)), "verdict": verdict,
+               "right_verdict": (verdict == "violation") != correct,
                "seeds_with_right_verdict": seeds_right,
                "dpsniper_published": published, "ratio": median / published, "ceiling": ceilings.get(name),
                "event": result.event, "family": result.family,

@@ -100,9 +100,10 @@ def categories(law: C.Law, per_tail: int = 1500) -> tuple[np.ndarray, np.ndarray
     return p0 / p0.sum(), p1 / p1.sum()
 
 
-def coarse_ceiling(p0: np.ndarray, p1: np.ndarray, n: int) -> float:
-    """The ceiling (expected counts, one exact event) over the threshold events of the merged law."""
-    return float(max(np.max(bound(n * pa, n * pb, n, ALPHA)) for pa, pb in event_masses(p0, p1)))
+def merged_ceiling(p0: np.ndarray, p1: np.ndarray, n: int) -> float:
+    """``dpsniper_ceiling.ceiling`` of the merged law (its categories as the bins, the end ones as the atoms)."""
+    law = C.Law(1.0, 0, p0[1:-1], p1[1:-1], inf0=float(p0[-1]), inf1=float(p1[0]))
+    return C.ceiling(law, n, ALPHA)["value"]
 
 
 def event_masses(c0: np.ndarray, c1: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -166,9 +167,7 @@ def split_tester(p0, p1, n, f, rule, rng, repeats, around: tuple[int, float] = (
 def pattern_law(name: str) -> tuple[np.ndarray, np.ndarray] | None:
     """P(answer pattern) under d0 and d1 for the sparse-vector variants whose output is a pattern
     (``dpsniper_ceiling.svt_pattern_probs``, the same parameters as its builders), else None."""
-    s1, s2, s4 = 1 / (C.EPS / 2), 2 / (C.EPS / 2), 1 / (3 * C.EPS / 4)
-    parameters = {"SVT1": (0.5, s1, s2, 1), "SVT2": (1.0, s1, s2, 1), "SVT4": (1.0, 1 / (C.EPS / 4), s4, 1),
-                  "SVT6": (1.0, s1, s1, None)}
+    parameters = C.svt_pattern_settings()
     if name not in parameters:
         return None
     d0, d1 = getattr(C.M, C.CASES[name][1])()
@@ -240,10 +239,11 @@ def main() -> None:
     args = parser.parse_args()
     out = output_folder(args.out, "--out")
     table = C.builders(keep_bins=False)
-    ours = {}
+    ours, seeds = {}, 0
     compare = HERE / "results" / "dpsniper_compare.json"
     if compare.exists():
-        ours = {row["mechanism"]: row for row in json.loads(compare.read_text())["rows"]}
+        recorded = json.loads(compare.read_text())
+        ours, seeds = {row["mechanism"]: row for row in recorded["rows"]}, len(recorded["seeds"])
     rows, n = [], args.samples
     for name in args.names.split(","):
         start = time.perf_counter()
@@ -275,12 +275,12 @@ def main() -> None:
                             *patterns, n, f, rule, rng, args.repeats, held_out)
         row = {"mechanism": name, "ceiling": ceiling, "oracle_best": strategies[best], "oracle_strategy": best,
                "oracle_over_ceiling": strategies[best] / ceiling, "strategies": strategies,
-               "ceiling_of_merged_law": coarse_ceiling(p0, p1, n),
+               "ceiling_of_merged_law": merged_ceiling(p0, p1, n),
                "values_tester": learned and {"best": max(learned.values()), "strategy": max(learned, key=learned.get),
                                              "over_ceiling": max(learned.values()) / ceiling, "strategies": learned},
                "categories": int(p0.size), "seconds": time.perf_counter() - start}
         if name in ours:
-            row["ours"] = ours[name]["epsilon_lower_bound"]
+            row["ours"], row["ours_seeds"] = ours[name]["epsilon_lower_bound"], seeds
         rows.append(row)
         print(f"{name}: ceiling {ceiling:.4f}, oracle-ordering best {strategies[best]:.4f} "
               f"({strategies[best] / ceiling:.2f} x, {best}) [{row['seconds']:.0f} s]", flush=True)
@@ -293,7 +293,7 @@ def main() -> None:
 def markdown(rows: list[dict], n: int) -> str:
     lines = [f"| mechanism | ceiling ({n:.0e}/side, 95 %) | oracle-ordering tester: best of all strategies | / ceiling "
              "| its strategy | best split | best no-split grid | values tester (order learned) / ceiling "
-             "| ours (median of 3) / ceiling |",
+             f"| ours (median of {rows[0].get('ours_seeds', 'n/a')} seeds) / ceiling |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         s = row["strategies"]

@@ -30,6 +30,7 @@ from admmcheck import __version__
 from admmcheck.audit.settings import FIELDS as SETTINGS_FIELDS
 from admmcheck.audit.neighbourhoods import DOMAIN_FORMS, NEIGHBOUR_KINDS
 from admmcheck.audit.search import SearchSettings
+from admmcheck.audit.sequential import strict_bound
 from admmcheck.audit.settings import RANDOMNESS_MODES, AuditSettings
 from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, audited_place, consensus_mechanisms,
@@ -398,9 +399,8 @@ def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSett
     _option(parser, "--timeout", defaults.timeout, "seconds one mechanism call may take", type=_NUMBER)
     _option(parser, "--max-time", None, "stop drawing after this many seconds and bound what was drawn", type=_NUMBER)
     _option(parser, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
-    parser.add_argument("--sequential", action="store_true", default=argparse.SUPPRESS,
-                        help="draw in growing looks and stop as soon as a violation is established (an anytime-valid "
-                             "test by betting), else at --samples; the JSON gives the samples used")
+    _option(parser, "--sequential", None, "draw in growing looks and stop as soon as a violation is established (an "
+            "anytime-valid test by betting), else at --samples; the JSON gives the samples used", action="store_true")
     if third_party:
         _option(parser, "--randomness", defaults.randomness, "seeded: outputs must be functions of the sample's seed "
                 "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
@@ -710,8 +710,7 @@ def _write_audit_page(summary: dict, folder: str, args: argparse.Namespace) -> N
 
 
 def _print_audit_head(summary: dict, claim: str) -> None:
-    refuted = (summary.get("sequential") or {}).get("refuted_epsilon")  # sequential: epsilon > every refuted one
-    print(f"{summary['verdict']}: epsilon {'>' if refuted is not None else '>='} {summary['epsilon_lower_bound']:.4f} "
+    print(f"{summary['verdict']}: epsilon {'>' if strict_bound(summary) else '>='} {summary['epsilon_lower_bound']:.4f} "
           f"with confidence "
           f"{summary['confidence']} ({claim})")
     if summary.get("epsilon_estimate") == float("inf"):

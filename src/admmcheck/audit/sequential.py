@@ -398,6 +398,12 @@ def _outcome(claim: PrivacyClaim, alpha: float, wealth: Wealth, chosen: dict[int
     }
 
 
+def strict_bound(summary: dict) -> bool:
+    """Whether an audit summary's ``epsilon_lower_bound`` is strict: a sequential audit that refuted the
+    claim read it off its grid of refuted ε, each of which the true ε exceeds (shown ">" rather than "≥")."""
+    return (summary.get("sequential") or {}).get("refuted_epsilon") is not None
+
+
 def _side_counts(event: Event, outcomes_: np.ndarray) -> tuple[int, int]:
     """(count on d0, count on d1) of the event from (A, B) outcome counts (A on the numerator side)."""
     inside_a, inside_b = int(outcomes_[2] + outcomes_[3]), int(outcomes_[1] + outcomes_[3])

@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
+from admmcheck.audit.sequential import strict_bound
 from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
 
 LAYOUT_ROWS = 20  # output_layout entries shown on the page (all of them are in audit.json)
@@ -160,8 +161,7 @@ def _num(value: object, digits: int = 3) -> str:
 
 def _headline(s: dict, percent: str) -> str:
     word = "violation" if s["verdict"] == "violation" else "no violation found"
-    refuted = (s.get("sequential") or {}).get("refuted_epsilon")  # sequential: epsilon > every refuted one
-    return f"{word}: epsilon {'>' if refuted is not None else '≥'} {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
+    return f"{word}: epsilon {'>' if strict_bound(s) else '≥'} {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
 
 
 def _estimate(s: dict) -> str:
