@@ -12,10 +12,11 @@ For each broken mechanism of the power test (``BROKEN`` in ``tests/test_audit.py
 Both at 95 %, 2 workers. The table gives the medians over the seeds, their ratio and whether the
 sequential median is at most 1/10 of the fixed-n one (the issue's target).
 
-    python benchmarks/sequential_power.py [--seeds 1,2,3] [--out DIR] [--reuse-fixed]
+    python benchmarks/sequential_power.py [--seeds 1,2,3] [--out DIR] [--reuse-fixed] [--only a,b]
 
 ``--reuse-fixed`` takes the fixed-n figures from an earlier ``sequential_power.json`` in ``--out``
-(same mechanisms and seeds) and runs only the sequential audits.
+(same mechanisms and seeds) and runs only the sequential audits; ``--only`` runs only the named
+mechanisms and keeps the other rows of that earlier file.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.audit.sequential import CAUTION, FIRST_LOOK, KELLY_FRACTION
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -80,13 +82,17 @@ def _account(rows: list[dict], seeds: str) -> str:
             f"{BUDGET} per side){': ' + ', '.join(met) if met else ''}. Against the fixed-n audit's default of "
             f"{BUDGET} per side the sequential medians are {min(used):g} to {max(used):g} samples per side "
             f"({sum(u <= TARGET * BUDGET for u in used)} of {len(used)} within 1/10 of it)."]
+    stake, goal = KELLY_FRACTION * CAUTION, 1 / (1 - CONFIDENCE)
+    win = 1 + stake / math.e  # at the claim of the twelve, epsilon = 1
+    pairs = math.ceil(math.log(goal) / math.log(win))
     if floor:
         text.append(f"Not reachable: {', '.join(floor)} flag at the smallest fixed-n size ({SIZES[0]}, the fewest "
                     f"samples an audit accepts), so 1/10 is {TARGET * SIZES[0]:g} samples per side. A sequential "
-                    "audit first draws a look to choose its events on (20 per side), and even a sure win (an output "
-                    "one side never gives) multiplies the wealth by at most 1 + 0.45/(e^ε + δ) per sample pair "
-                    "(1.17 at ε = 1: half the largest stake 0.9/(e^ε + δ)), so reaching 1/(1 - 0.95) = 20 takes "
-                    "ln 20 / ln 1.17 ≈ 20 more pairs: 40 at the least.")
+                    f"audit first draws a look to choose its events on ({FIRST_LOOK} per side), and even a sure win "
+                    f"(an output one side never gives) multiplies the wealth by at most 1 + {stake:g}/(e^ε + δ) per "
+                    f"sample pair ({win:.3g} at ε = 1: {KELLY_FRACTION:g} of the largest stake {CAUTION:g}/(e^ε + δ)), "
+                    f"so reaching 1/(1 - {CONFIDENCE:g}) = {goal:g} takes ln {goal:g} / ln {win:.3g} ≈ {pairs} more "
+                    f"pairs: {FIRST_LOOK + pairs} at the least.")
     if slower:
         growth = {r["mechanism"]: statistics.median(run["last_growth"] for run in r["sequential"])
                   for r in rows if r["mechanism"] in slower}
@@ -95,11 +101,23 @@ def _account(rows: list[dict], seeds: str) -> str:
                     + ". Where the leak at the claim is weak the wealth grows by about μ²/(2 Var Z) per pair (μ: "
                     "how much P_a(E) exceeds e^ε P_b(E)), so reaching 20 takes thousands of pairs, and the first "
                     "looks, bet on events chosen from few samples, add little. The fixed-n figure is also the first "
-                    "of up to 17 sizes at which that seed's audit flags, a best-of-several that favours fixed-n. A "
+                    f"of up to {len(SIZES)} sizes at which that seed's audit flags, a best-of-several that favours fixed-n. A "
                     "test valid at every stopping time does not beat a fixed-n test whose size was known to be "
                     "right when the effect is small; it wins when the effect is strong or the right size is not "
                     "known in advance (the default budget above).")
     return "\n\n".join(text)
+
+
+def _line(row: dict) -> str:
+    """The table row of one mechanism."""
+    (epsilon, delta), fixed, ratio = row["claim"], row["fixed_n_needed"], row["ratio"]
+    used = [r["samples_used"] if r["verdict"] == "violation" else None for r in row["sequential"]]
+    if ratio is None:
+        return (f"| {row['mechanism']} | ({epsilon:g}, {delta:g}) | {fixed} | {row['fixed_n_median']} | {used} | "
+                f"{row['sequential_median']} | - | no |")
+    return (f"| {row['mechanism']} | ({epsilon:g}, {delta:g}) | {', '.join(str(v) for v in fixed)} | "
+            f"{row['fixed_n_median']:g} | {', '.join(str(v) for v in used)} | {row['sequential_median']:g} | "
+            f"{ratio:.3f} | {'yes' if row['meets_one_tenth'] else 'no'} |")
 
 
 def main() -> None:
@@ -115,15 +133,19 @@ def main() -> None:
     from test_audit import BROKEN  # the power test's list: one source of truth
 
     earlier = {}
-    if args.reuse_fixed:
-        earlier = {row["mechanism"]: row for row in json.loads((out / "sequential_power.json").read_text())["rows"]}
+    if args.reuse_fixed or args.only:
+        recorded = out / "sequential_power.json"
+        earlier = {row["mechanism"]: row for row in json.loads(recorded.read_text())["rows"]} if recorded.exists() else {}
     rows = []
     lines = ["| mechanism | claim (ε, δ) | fixed-n samples needed (per seed) | median | sequential samples used "
              "(per seed) | median | ratio | ≤ 1/10 |", "|---|---|---|---|---|---|---|---|"]
     for mechanism, neighbours, epsilon, delta, _ in BROKEN:
-        if args.only and mechanism not in args.only.split(","):
+        if args.only and mechanism not in args.only.split(","):  # keep its earlier row, if any
+            if mechanism in earlier:
+                rows.append(earlier[mechanism])
+                lines.append(_line(earlier[mechanism]))
             continue
-        if mechanism in earlier and earlier[mechanism]["seeds"] == seeds:
+        if args.reuse_fixed and mechanism in earlier and earlier[mechanism]["seeds"] == seeds:
             fixed = earlier[mechanism]["fixed_n_needed"]
         else:
             fixed = [fixed_needed(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
@@ -135,11 +157,7 @@ def main() -> None:
         rows.append({"mechanism": mechanism, "claim": [epsilon, delta], "seeds": seeds, "fixed_n_needed": fixed,
                      "fixed_n_median": fixed_median, "sequential": runs, "sequential_median": used_median,
                      "ratio": ratio, "meets_one_tenth": meets})
-        lines.append(f"| {mechanism} | ({epsilon:g}, {delta:g}) | {', '.join(str(v) for v in fixed)} | "
-                     f"{fixed_median:g} | {', '.join(str(v) for v in used)} | {used_median:g} | "
-                     f"{ratio:.3f} | {'yes' if meets else 'no'} |" if ratio is not None else
-                     f"| {mechanism} | ({epsilon:g}, {delta:g}) | {fixed} | {fixed_median} | {used} | {used_median} | "
-                     "- | no |")
+        lines.append(_line(rows[-1]))
         print(lines[-1], flush=True)
     lines.append("\n" + _account(rows, args.seeds))
     write_text_atomic(out / "sequential_power.md", "\n".join(lines) + "\n")

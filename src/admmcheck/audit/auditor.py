@@ -34,8 +34,8 @@ from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
                                     histogram_edges)
-from admmcheck.audit.outputs import Block, Encoding, Layout
-from admmcheck.audit.sampling import Randomness, Sampler, Source, Task, seed_insensitive
+from admmcheck.audit.outputs import Block, Encoding, Layout, seed_insensitive
+from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.progress import Budget

@@ -113,24 +113,36 @@ def _predicted(counts0, counts1, sizes: SelectionSizes, numerator: int,
     return epsilon_bound(lower, upper, sizes.delta)
 
 
-def best_threshold(score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> tuple[float, bool, int, float]:
-    """(threshold c, above, numerator side, predicted ε) of the best event ``score > c`` / ``score < c``."""
-    pooled = np.sort(np.concatenate([score0, score1]))
-    # evenly spaced quantiles, and in both tails the k-th smallest and largest scores for k spaced
-    # geometrically from 1: leaks of probability 1e-3 to 1e-5 lie beyond the outermost quantile cut
-    tail = np.unique(np.geomspace(1, max(1.0, len(pooled) / sizes.cuts), TAIL_CUTS).astype(np.int64))
-    at = np.concatenate([np.round(np.linspace(0, len(pooled) - 1, sizes.cuts + 1)).astype(np.int64),
+def threshold_cuts(pooled: np.ndarray, cuts: int = QUANTILES) -> np.ndarray:
+    """The thresholds tried on a score, from its pooled sorted values: ``cuts`` evenly spaced quantiles,
+    and in both tails the k-th smallest and largest values for k spaced geometrically from 1 (leaks of
+    probability 1e-3 to 1e-5 lie beyond the outermost quantile cut)."""
+    if not len(pooled):
+        return np.zeros(1)
+    tail = np.unique(np.geomspace(1, max(1.0, len(pooled) / cuts), TAIL_CUTS).astype(np.int64))
+    at = np.concatenate([np.round(np.linspace(0, len(pooled) - 1, cuts + 1)).astype(np.int64),
                          tail - 1, len(pooled) - tail])
-    cuts = np.unique(pooled[np.clip(at, 0, len(pooled) - 1)])
-    sorted0, sorted1 = np.sort(score0), np.sort(score1)
-    best = (float(cuts[0]), True, 0, -np.inf)
+    return np.unique(pooled[np.clip(at, 0, len(pooled) - 1)])
+
+
+def threshold_counts(sorted0: np.ndarray, sorted1: np.ndarray, cuts: np.ndarray):
+    """(above, counts on side 0, counts on side 1) of the events {score > c} (above) and {score < c}
+    for every cut c, from each side's sorted scores."""
     for above in (True, False):
         if above:
-            c0 = len(sorted0) - np.searchsorted(sorted0, cuts, side="right")
-            c1 = len(sorted1) - np.searchsorted(sorted1, cuts, side="right")
+            yield (above, len(sorted0) - np.searchsorted(sorted0, cuts, side="right"),
+                   len(sorted1) - np.searchsorted(sorted1, cuts, side="right"))
         else:
-            c0 = np.searchsorted(sorted0, cuts, side="left")
-            c1 = np.searchsorted(sorted1, cuts, side="left")
+            yield above, np.searchsorted(sorted0, cuts, side="left"), np.searchsorted(sorted1, cuts, side="left")
+
+
+def best_threshold(score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> tuple[float, bool, int, float]:
+    """(threshold c, above, numerator side, predicted ε) of the best event ``score > c`` / ``score < c``
+    among the :func:`threshold_cuts`."""
+    sorted0, sorted1 = np.sort(score0), np.sort(score1)
+    cuts = threshold_cuts(np.sort(np.concatenate([score0, score1])), sizes.cuts)
+    best = (float(cuts[0]), True, 0, -np.inf)
+    for above, c0, c1 in threshold_counts(sorted0, sorted1, cuts):
         for numerator in (0, 1):
             predicted = _predicted(c0, c1, sizes, numerator, (len(score0), len(score1)))
             k = int(np.argmax(predicted))

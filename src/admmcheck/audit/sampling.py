@@ -285,20 +285,6 @@ def _outputs(block: Block) -> list[tuple[str, bytes]]:
             for j, k in enumerate(block.kind_of)]
 
 
-def seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list[str]:
-    """A finding when every selection sample of a side was the same output: the outputs did not vary
-    with the samples' seeds, so the mechanism's noise is a constant there."""
-    constant = [f"d{side}" for side, block in enumerate(whole)
-                if len(block) > 1 and np.all(block.kind_of == block.kind_of[0]) and np.all(block.values == block.values[0])]
-    if not constant:
-        return []
-    where = " and ".join(constant) + (f" of pair {pair}" if pairs > 1 else "")
-    return [f"the output did not vary with the sample's seed: all {len(whole[0])} selection samples on {where} were "
-            "the same output, so the mechanism's noise is a constant there; a fixed seed inside the code (rng(1), "
-            "rand(\"seed\", 1), randn(\"state\", 0), np.random.seed(0)) does this, and a mechanism that always "
-            "releases the same output on a dataset is not randomised at all"]
-
-
 # ---- worker side -------------------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}

@@ -70,9 +70,9 @@ import numpy as np
 
 from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, point_estimate
-from admmcheck.audit.events import PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events
-from admmcheck.audit.outputs import Block, Encoding
-from admmcheck.audit.sampling import Sampler, Task, seed_insensitive
+from admmcheck.audit.events import PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events, threshold_counts
+from admmcheck.audit.outputs import Block, Encoding, seed_insensitive
+from admmcheck.audit.sampling import Sampler, Task
 from admmcheck.progress import Budget
 
 FIRST_LOOK = 20  # samples per side of the first look: events are chosen on it, nothing is bet on it
@@ -138,8 +138,10 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     """The bet on ``event``'s score at the threshold, direction and side with the largest growth that
     :func:`bet` predicts from pessimistic frequencies on ``features`` (both sides' samples), among the
     QUANTILES quantile cuts of their scores, staked at KELLY_FRACTION of the growth-optimal stake on the
-    plain frequencies there. The candidate events' own thresholds are chosen for a Clopper-Pearson
-    bound on many samples, which favours rare events of large ratio; a bet at the claim grows fastest
+    plain frequencies there. (The candidate events also try the most extreme scores of each tail,
+    :func:`~admmcheck.audit.events.threshold_cuts`; as bets those were measured to help some mechanisms
+    and hurt others: ``benchmarks/sequential_power.py``, issue 30's note.) The candidate events' own
+    thresholds are chosen for a Clopper-Pearson bound on many samples, which favours rare events of large ratio; a bet at the claim grows fastest
     on the event that beats e^claim by the most mass. The pessimism and the fraction temper the
     optimism of a threshold chosen among many on the same samples."""
     scores = [np.asarray(event.score(side), dtype=float) for side in features]
@@ -148,11 +150,7 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     pooled = np.concatenate(ordered)
     cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, QUANTILES + 1))) if len(pooled) else np.zeros(1)
     best = (-1.0, float(cuts[0]), True, event.numerator, 0, 0)
-    for above in (True, False):
-        if above:
-            counts = [len(o) - np.searchsorted(o, cuts, side="right") for o in ordered]
-        else:
-            counts = [np.searchsorted(o, cuts, side="left") for o in ordered]
+    for above, *counts in threshold_counts(*ordered, cuts):
         for numerator in (0, 1):
             p_a = cp_lower(counts[numerator], n, PESSIMISM)
             p_b = cp_upper(counts[1 - numerator], n, PESSIMISM)

@@ -249,7 +249,7 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
 
 def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags, curves: dict) -> Verdict:
     result, _ = run_reference_audit(config)
-    curves[name] = result.as_dict()["privacy_curve"]  # for the figure; the verdict row stays as it was
+    curves[name] = result.curve.as_dict() if result.curve is not None else None  # for the figure
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
                    f"epsilon >= {result.epsilon_lower_bound:.4f} (claim {result.claim.epsilon:.4f})",
