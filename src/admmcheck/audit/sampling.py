@@ -151,12 +151,12 @@ class _GlobalGenerators:
     """Numpy's and Python's global generators, seeded with sample j's words before its call as the
     module docstring says, but only once this worker has seen the mechanism draw from them: seeding
     both costs ~5 µs a call, more than a Laplace draw. Until then their states are compared before and
-    after each call (read in place: numpy's MT19937 ``pos`` and first two key words, Python's ``index``
-    and first two state words; a position alone would miss a call that draws a multiple of 624 words,
-    after which it is back where it was, but every such cycle regenerates the key); a call that
-    changed them is run again with the globals seeded for its sample (:meth:`moved`), so every output
-    is the one per-call seeding gives. Where the states cannot be read (checked at start-up: another
-    Python or numpy), every call is seeded."""
+    after each call (read in place: numpy's MT19937 ``pos`` and first key word, Python's ``index`` and
+    first state word). A draw that does not reach the end of the 624-word key moves the position; one
+    that does regenerates the key (a position alone would miss a call drawing a multiple of 624 words,
+    after which it is back where it was). A call that changed them is run again with the globals seeded
+    for its sample (:meth:`moved`), so every output is the one per-call seeding gives. Where the states
+    cannot be read (checked at start-up: another Python or numpy), every call is seeded."""
 
     def __init__(self) -> None:
         self.words = None
@@ -166,39 +166,42 @@ class _GlobalGenerators:
             mt = np.random.mtrand._rand._bit_generator.ctypes.state_address  # mt19937_state {key[624]; int pos}
             python = id(random._inst) + object.__basicsize__  # RandomObject {int index; uint32_t state[624]}
             words = (ctypes.c_int.from_address(mt + 624 * 4), ctypes.c_uint32.from_address(mt),
-                     ctypes.c_uint32.from_address(mt + 4), ctypes.c_int.from_address(python),
-                     ctypes.c_uint32.from_address(python + 4), ctypes.c_uint32.from_address(python + 8))
+                     ctypes.c_int.from_address(python), ctypes.c_uint32.from_address(python + 4))
             np.random.seed(1)
             random.seed(1)
-            fresh = [w.value for w in words]
+            fresh = tuple(w.value for w in words)
             np.random.random()
             random.random()
-            first = [w.value for w in words]
+            first = tuple(w.value for w in words)
             np.random.random(311)  # 624 words in all since seeding: the positions are back at 624
             for _ in range(311):
                 random.random()
-            cycled = [w.value for w in words]
+            cycled = tuple(w.value for w in words)
             np.random.seed(1)
             random.seed(1)
-            if (fresh[0], fresh[3], first[0], first[3]) == (624, 624, 2, 2) and [w.value for w in words] == fresh \
-                    and (cycled[0], cycled[3]) == (624, 624) and cycled[1:3] != fresh[1:3] and cycled[4:] != fresh[4:]:
+            if (fresh[0], fresh[2], first[0], first[2]) == (624, 624, 2, 2) and tuple(w.value for w in words) == fresh \
+                    and (cycled[0], cycled[2]) == (624, 624) and cycled[1] != fresh[1] and cycled[3] != fresh[3]:
                 self.words = words
         except Exception:  # pragma: no cover - another implementation
             pass
         self.seeded = self.words is None  # seed every call from now on
-        self.before: list[int] = []
+        self.before: tuple[int, ...] = ()
+
+    def _state(self) -> tuple[int, int, int, int]:
+        pos, key, index, state = self.words
+        return pos.value, key.value, index.value, state.value
 
     def prepare(self, words, j: int) -> None:
         """Before sample j's call."""
         if self.seeded:
             _seed_globals(words, j)
         else:
-            self.before = [w.value for w in self.words]
+            self.before = self._state()
 
     def moved(self, words, j: int) -> bool:
         """After sample j's call: True when it drew from a global generator not yet seeded for it; from
         then on every call (this one again first) is seeded by :meth:`prepare`."""
-        if self.seeded or [w.value for w in self.words] == self.before:
+        if self.seeded or self._state() == self.before:
             return False
         self.seeded = True
         return True
