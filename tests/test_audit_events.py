@@ -151,3 +151,45 @@ def test_an_additive_score_sees_a_spread_leak_better_than_a_linear_score():
         bound = np.log(cp_lower(counts[a], 30_000, 0.01) / cp_upper(counts[1 - a], 30_000, 0.01))
         bounds[event.family] = max(bounds.get(event.family, -np.inf), float(bound))
     assert max(bounds["additive"], bounds["shared"]) > bounds["projection"] + 0.3  # measured: 3.90 against 3.49
+
+
+def _predicted_at(event, s0, s1, sizes, pessimism):
+    """The bound an event predicts from its selection counts, written out from its definition (delta 0)."""
+    a, b = event.numerator, 1 - event.numerator
+    counts = [int(event.indicator(s[event.learned:]).sum()) for s in (s0, s1)]
+    drawn = [len(s) - event.learned for s in (s0, s1)]
+    pa, pb = cp_lower(counts[a], drawn[a], pessimism), cp_upper(counts[b], drawn[b], pessimism)
+    n_a, n_b = sizes.bounding[a], sizes.bounding[b]
+    return float(np.log(cp_lower(pa * n_a, n_a, sizes.alpha_each) / cp_upper(pb * n_b, n_b, sizes.alpha_each)))
+
+
+def test_the_fixed_n_candidates_are_distinct_and_the_top_score_gets_its_plug_in_threshold_too():
+    """A scalar whose leak lives in a steep tail (DP-Sniper's ReportNoisyMax4: the maximum of five values
+    plus exponential noise, for values 1 against 2): the Fisher, logistic and coordinate events are one
+    event there, and the threshold that is best at the plug-in frequencies lies further out in the tail
+    than the one-sigma pessimistic choice."""
+    from admmcheck.audit.outputs import Layout
+
+    rng = np.random.default_rng(3)
+    def draw(value, n):
+        return (value + rng.exponential(20.0, size=(n, 5))).max(axis=1, keepdims=True)
+    s0, s1 = draw(1.0, 60_000), draw(2.0, 60_000)
+    sizes = SelectionSizes((60_000, 60_000), (340_000, 340_000), 0.0125, 0.0)
+    layout = Layout((("output", (1,)),))
+    plain = candidate_events(s0, s1, layout, sizes, seed=0)
+    chosen = candidate_events(s0, s1, layout, sizes, seed=0, second_threshold=True)
+
+    def members(e):
+        return e.indicator(s0).tobytes() + e.indicator(s1).tobytes()
+    assert len({members(e) for e in plain}) < len(plain)  # the plain list bounds one event several times
+    assert len({members(e) for e in chosen}) == len(chosen) <= 10
+    top, variant = chosen[0], chosen[-1]
+    assert members(top) == members(plain[0])
+    assert "plug-in threshold" in variant.description and variant.score is top.score
+    # each threshold is the best of its own rule: the plug-in one predicts more at the plug-in
+    # frequencies, the pessimistic one more at the one-sigma bounds
+    assert _predicted_at(variant, s0, s1, sizes, 0.5) > _predicted_at(top, s0, s1, sizes, 0.5)
+    assert _predicted_at(variant, s0, s1, sizes, 0.16) < _predicted_at(top, s0, s1, sizes, 0.16)
+    assert variant.predicted_epsilon == pytest.approx(_predicted_at(variant, s0, s1, sizes, 0.16), abs=1e-9)
+    tail = [int(variant.indicator(s).sum()) for s in (s0, s1)]
+    assert sum(tail) < sum(int(top.indicator(s).sum()) for s in (s0, s1))  # further out in the tail

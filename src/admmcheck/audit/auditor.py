@@ -271,7 +271,8 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
         kinds = encoding.category_labels() if encoding.categories else None
-        events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds)
+        events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds,
+                                  second_threshold=True)
         scores = [np.concatenate([e.score(s0), e.score(s1)]) for e in events]  # pooled selection scores
         edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
         ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
