@@ -193,3 +193,24 @@ def test_the_fixed_n_candidates_are_distinct_and_the_top_score_gets_its_plug_in_
     assert variant.predicted_epsilon == pytest.approx(_predicted_at(variant, s0, s1, sizes, 0.16), abs=1e-9)
     tail = [int(variant.indicator(s).sum()) for s in (s0, s1)]
     assert sum(tail) < sum(int(top.indicator(s).sum()) for s in (s0, s1))  # further out in the tail
+
+
+def test_events_that_share_a_score_have_it_computed_once_per_block():
+    """The top event and its plug-in threshold share one score (a gradient-boosting score costs a pass of
+    its trees over every bounding sample): the auditor computes it once."""
+    from dataclasses import replace
+
+    from admmcheck.audit.auditor import _scores
+    from admmcheck.audit.events import Event
+
+    calls = []
+    def score(x):
+        calls.append(len(x))
+        return x[:, 0] * 2.0
+    first = Event("classifier", "score > 0", 0, score, 0.0, True)
+    other = Event("coordinate", "output[0] > 1", 1, lambda x: x[:, 0], 1.0, True)
+    x = np.arange(6.0).reshape(3, 2)
+    got = _scores([first, other, replace(first, threshold=3.0)], x)
+    assert calls == [3]
+    assert np.array_equal(got[0], 2 * x[:, 0]) and np.array_equal(got[2], 2 * x[:, 0])
+    assert np.array_equal(got[1], x[:, 0])

@@ -273,7 +273,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         kinds = encoding.category_labels() if encoding.categories else None
         events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds,
                                   second_threshold=True)
-        scores = [np.concatenate([e.score(s0), e.score(s1)]) for e in events]  # pooled selection scores
+        scores = [np.concatenate(sides) for sides in zip(_scores(events, s0), _scores(events, s1))]  # pooled selection
         edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
         ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
         chosen.extend((pair, e) for e in events)
@@ -329,12 +329,21 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     return outcome
 
 
+def _scores(events: list[Event], features: np.ndarray) -> list[np.ndarray]:
+    """Each event's score of ``features``, computed once for events that share a score (the top event
+    and its plug-in threshold: ``events.plug_in_variant``)."""
+    computed: dict[int, np.ndarray] = {}
+    for event in events:
+        if id(event.score) not in computed:
+            computed[id(event.score)] = event.score(features)
+    return [computed[id(event.score)] for event in events]
+
+
 def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray, ladders: Ladders) -> np.ndarray:
     """Each event's count in this block, then each event's histogram counts, then the bin counts of the
     curve's ladders (each score computed once)."""
     members, bars, steps = [], [], []
-    for k, (event, edge) in enumerate(zip(events, edges)):
-        scores = event.score(features)
+    for k, (event, edge, scores) in enumerate(zip(events, edges, _scores(events, features))):
         members.append(int(np.sum(event.member(scores))))
         bars.append(histogram_counts(scores, edge))
         steps.append(ladders.count(k, scores))
