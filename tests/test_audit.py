@@ -116,12 +116,19 @@ def test_global_generators_make_unseeded_code_reproducible():
     assert first["p_d0"] != other["p_d0"]
 
 
-def test_sample_generator_reproduces_a_drawn_sample():
+def _own_mechanisms():
+    """tests/mechanisms.py imported here, to compute the outputs a worker should give (our own test code: fine
+    to run in this process)."""
     sys.path.insert(0, str(HERE))
     try:
-        import mechanisms  # our own test code: fine to run here
+        import mechanisms
     finally:
         sys.path.remove(str(HERE))
+    return mechanisms
+
+
+def test_sample_generator_reproduces_a_drawn_sample():
+    mechanisms = _own_mechanisms()
     with Sampler(Source(f"{MECHANISMS}:laplace"), Source(f"{MECHANISMS}:scalar_pair"), AuditSettings(seed=5, workers=1)) as s:
         s.probe()
         [(_, block)] = list(s.draw([Task(0, 1, 3, 10)]))
@@ -133,11 +140,7 @@ def test_sample_generator_reproduces_a_drawn_sample():
 def test_every_sample_is_its_seeds_output_when_the_globals_are_drawn_from_only_sometimes():
     """The worker seeds the global generators only once a call has drawn from them (and runs that call
     again, seeded): every sample must still be what its own seeds give."""
-    sys.path.insert(0, str(HERE))
-    try:
-        import mechanisms  # our own test code: fine to run here
-    finally:
-        sys.path.remove(str(HERE))
+    mechanisms = _own_mechanisms()
     with Sampler(Source(f"{MECHANISMS}:sometimes_global"), Source(f"{MECHANISMS}:scalar_pair"),
                  AuditSettings(seed=5, workers=1)) as s:
         [(_, block)] = list(s.draw([Task(0, 1, 3, 40)]))
@@ -154,11 +157,7 @@ def test_every_sample_is_its_seeds_output_when_the_globals_are_drawn_from_only_s
 def test_a_call_that_draws_a_whole_cycle_from_a_global_generator_is_seen_and_seeded(mechanism):
     """A call drawing a multiple of 624 words leaves the generator's position where it was; the worker must
     still see it draw (the key words change) and seed the globals for every sample."""
-    sys.path.insert(0, str(HERE))
-    try:
-        import mechanisms  # our own test code: fine to run here
-    finally:
-        sys.path.remove(str(HERE))
+    mechanisms = _own_mechanisms()
     with Sampler(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:scalar_pair"),
                  AuditSettings(seed=7, workers=1)) as s:
         [(_, block)] = list(s.draw([Task(0, 0, 2, 6)]))

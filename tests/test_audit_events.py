@@ -7,7 +7,7 @@ import pytest
 
 from admmcheck.audit.auditor import event_levels
 from admmcheck.audit.estimators import cp_lower, cp_upper
-from admmcheck.audit.events import MixedCoordinates, SelectionSizes, candidate_events
+from admmcheck.audit.events import MixedCoordinates, SelectionSizes, candidate_events, distinct_events, scores_of
 
 
 class _Layout:
@@ -177,7 +177,11 @@ def test_the_fixed_n_candidates_are_distinct_and_the_top_score_gets_its_plug_in_
     sizes = SelectionSizes((60_000, 60_000), (340_000, 340_000), 0.0125, 0.0)
     layout = Layout((("output", (1,)),))
     plain = candidate_events(s0, s1, layout, sizes, seed=0)
-    chosen = candidate_events(s0, s1, layout, sizes, seed=0, second_threshold=True)
+    offered = candidate_events(s0, s1, layout, sizes, seed=0, plug_in=True)
+    assert [e.description for e in offered[:-1]] == [e.description for e in plain]
+    selected = scores_of(offered, s0), scores_of(offered, s1)
+    chosen = [offered[k] for k in distinct_events(offered, *selected, 10)]
+    assert distinct_events(offered, *selected, 2) == [0, len(offered) - 1]  # past ``most`` the variant stays
 
     def members(e):
         return e.indicator(s0).tobytes() + e.indicator(s1).tobytes()
@@ -195,12 +199,11 @@ def test_the_fixed_n_candidates_are_distinct_and_the_top_score_gets_its_plug_in_
     assert sum(tail) < sum(int(top.indicator(s).sum()) for s in (s0, s1))  # further out in the tail
 
 
-def test_events_that_share_a_score_have_it_computed_once_per_block():
+def test_events_that_share_a_score_have_it_computed_once():
     """The top event and its plug-in threshold share one score (a gradient-boosting score costs a pass of
-    its trees over every bounding sample): the auditor computes it once."""
+    its trees over every sample): it is computed once."""
     from dataclasses import replace
 
-    from admmcheck.audit.auditor import _scores
     from admmcheck.audit.events import Event
 
     calls = []
@@ -210,7 +213,7 @@ def test_events_that_share_a_score_have_it_computed_once_per_block():
     first = Event("classifier", "score > 0", 0, score, 0.0, True)
     other = Event("coordinate", "output[0] > 1", 1, lambda x: x[:, 0], 1.0, True)
     x = np.arange(6.0).reshape(3, 2)
-    got = _scores([first, other, replace(first, threshold=3.0)], x)
+    got = scores_of([first, other, replace(first, threshold=3.0)], x)
     assert calls == [3]
     assert np.array_equal(got[0], 2 * x[:, 0]) and np.array_equal(got[2], 2 * x[:, 0])
     assert np.array_equal(got[1], x[:, 0])

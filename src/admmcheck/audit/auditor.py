@@ -32,8 +32,8 @@ from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.curve import Ladders, PrivacyCurve, bound_curve, fit_ladders, pair_sets
 from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound, point_estimate
 from admmcheck.audit.events import identity as event_families
-from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, histogram_counts,
-                                    histogram_edges)
+from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events,
+                                    histogram_counts, histogram_edges, scores_of)
 from admmcheck.audit.outputs import Block, Encoding, Layout, seed_insensitive
 from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
@@ -272,12 +272,15 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
         kinds = encoding.category_labels() if encoding.categories else None
         events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds,
-                                  second_threshold=True)
-        scores = [np.concatenate(sides) for sides in zip(_scores(events, s0), _scores(events, s1))]  # pooled selection
+                                  plug_in=True)
+        selected = scores_of(events, s0), scores_of(events, s1)
+        keep = distinct_events(events, *selected, MOST_EVENTS)
+        events = [events[k] for k in keep]
+        scores = [np.concatenate([selected[0][k], selected[1][k]]) for k in keep]  # pooled selection scores
         edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
         ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
         chosen.extend((pair, e) for e in events)
-        del parts, s0, s1, drawn, whole, scores
+        del parts, s0, s1, drawn, whole, scores, selected
         tasks = _tasks(bounding, block_size, selection_blocks, pair)
         bins = sum(len(e) - 1 for e in edges) + ladders.bins
         side_counts = {0: np.zeros(len(events) + bins, dtype=np.int64), 1: np.zeros(len(events) + bins, dtype=np.int64)}
@@ -329,21 +332,11 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     return outcome
 
 
-def _scores(events: list[Event], features: np.ndarray) -> list[np.ndarray]:
-    """Each event's score of ``features``, computed once for events that share a score (the top event
-    and its plug-in threshold: ``events.plug_in_variant``)."""
-    computed: dict[int, np.ndarray] = {}
-    for event in events:
-        if id(event.score) not in computed:
-            computed[id(event.score)] = event.score(features)
-    return [computed[id(event.score)] for event in events]
-
-
 def _count(events: list[Event], edges: list[np.ndarray], features: np.ndarray, ladders: Ladders) -> np.ndarray:
     """Each event's count in this block, then each event's histogram counts, then the bin counts of the
     curve's ladders (each score computed once)."""
     members, bars, steps = [], [], []
-    for k, (event, edge, scores) in enumerate(zip(events, edges, _scores(events, features))):
+    for k, (event, edge, scores) in enumerate(zip(events, edges, scores_of(events, features))):
         members.append(int(np.sum(event.member(scores))))
         bars.append(histogram_counts(scores, edge))
         steps.append(ladders.count(k, scores))

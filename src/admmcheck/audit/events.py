@@ -494,16 +494,14 @@ def _step_function(model, x: np.ndarray) -> Callable[[np.ndarray], np.ndarray] |
 
 def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSizes, seed: int = 0,
                      per_family: int = 2, most: int = 10, kinds: list[str] | None = None,
-                     skip: tuple[str, ...] = (), second_threshold: bool = False) -> list[Event]:
+                     skip: tuple[str, ...] = (), plug_in: bool = False) -> list[Event]:
     """The events worth bounding: the best ``per_family`` of every family, ``most`` in all, best first.
     ``kinds`` labels the leading indicator columns of outputs of several kinds (the structure family);
     the families named in ``skip`` are not asked (the neighbour search screens without the learned ones).
 
-    With ``second_threshold`` (the fixed-n audit), events that contain the same selection samples as a
-    better-ranked one are dropped (a scalar output's Fisher, logistic and coordinate events are often one
-    event: bounding it three times only thins the error probability), and the top event's score gets a
-    second threshold, chosen at the plug-in frequencies (:func:`plug_in_variant`), as the last candidate.
-    Both use the selection split only, so the bounds stay valid."""
+    With ``plug_in`` (the fixed-n audit) the top event's score gets a second threshold, chosen at the
+    plug-in frequencies (:func:`plug_in_variant`), as one more candidate after the ``most``; the audit then
+    keeps the :func:`distinct_events`. Both use the selection split only, so the bounds stay valid."""
     chosen: list[Event] = []
     families = _families(s0, s1, layout, sizes, seed, kinds or [], skip)
     for events in families.values():
@@ -513,22 +511,32 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     if not chosen:  # nothing predicts a bound: keep one event so the audit still reports counts
         chosen = [families["coordinate"][0]]
     chosen = chosen[:most]
-    if not second_threshold or most < 2:
-        return chosen
+    variant = plug_in_variant(chosen[0], s0, s1, sizes) if plug_in and most > 1 else None
+    return chosen + ([variant] if variant is not None else [])
+
+
+def scores_of(events: list[Event], x: np.ndarray) -> list[np.ndarray]:
+    """Each event's score of the samples ``x``, computed once for events that share a score (an event and
+    its :func:`plug_in_variant`: a gradient-boosting score costs a pass of its trees over every sample)."""
+    computed: dict[int, np.ndarray] = {}
+    for event in events:
+        if id(event.score) not in computed:
+            computed[id(event.score)] = event.score(x)
+    return [computed[id(event.score)] for event in events]
+
+
+def distinct_events(events: list[Event], scores0: list[np.ndarray], scores1: list[np.ndarray], most: int) -> list[int]:
+    """Indices of the events to bound, best first: an event that holds the same selection samples as a
+    better-ranked one is dropped (a scalar output's Fisher, logistic and coordinate events are often one
+    event, and bounding it three times only thins the error probability); past ``most``, a last
+    :func:`plug_in_variant` takes the last place. ``scores0``/``scores1``: the events' selection scores."""
     kept, seen = [], set()
-    for event in chosen + [plug_in_variant(chosen[0], s0, s1, sizes)]:
-        key = None if event is None else _members(event, s0, s1)
-        if key is not None and key not in seen:
+    for k, event in enumerate(events):
+        key = np.packbits(event.member(scores0[k])).tobytes(), np.packbits(event.member(scores1[k])).tobytes()
+        if key not in seen:
             seen.add(key)
-            kept.append(event)
-    if len(kept) > most:  # the variant is new and every other event too: it takes the last place
-        kept = kept[:most - 1] + kept[-1:]
-    return kept
-
-
-def _members(event: Event, s0: np.ndarray, s1: np.ndarray) -> tuple[bytes, bytes]:
-    """Which selection samples of each side ``event`` contains, packed (equal keys: the same event there)."""
-    return np.packbits(event.indicator(s0)).tobytes(), np.packbits(event.indicator(s1)).tobytes()
+            kept.append(k)
+    return kept if len(kept) <= most else kept[:most - 1] + kept[-1:]
 
 
 def plug_in_variant(event: Event, s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> Event | None:
@@ -549,11 +557,12 @@ def plug_in_variant(event: Event, s0: np.ndarray, s1: np.ndarray, sizes: Selecti
     c, above, numerator, _ = best_threshold(score0, score1, sizes, PLUG_IN)
     if c == event.threshold and above == event.above and numerator == event.numerator:
         return None
-    inside = (score0 > c, score1 > c) if above else (score0 < c, score1 < c)
-    predicted = float(_predicted(np.sum(inside[0]), np.sum(inside[1]), sizes, numerator, (len(score0), len(score1))))
     name = event.axis or event.family
-    return replace(event, description=f"{name} {'>' if above else '<'} {c:.6g} (plug-in threshold, more likely "
-                   f"under d{numerator})", numerator=numerator, threshold=c, above=above, predicted_epsilon=predicted)
+    variant = replace(event, description=f"{name} {'>' if above else '<'} {c:.6g} (plug-in threshold, more likely "
+                      f"under d{numerator})", numerator=numerator, threshold=c, above=above)
+    predicted = _predicted(np.sum(variant.member(score0)), np.sum(variant.member(score1)), sizes, numerator,
+                           (len(score0), len(score1)))
+    return replace(variant, predicted_epsilon=float(predicted))  # ranked and reported as the others are
 
 
 @dataclass(frozen=True, eq=False)
