@@ -11,9 +11,9 @@ by >= ATOM_SHARE of its samples) and by quantile bins of its other values; the l
 the one-hot codes are the f_j, step functions of each coordinate.
 
 * :class:`CoordinateCodes`: one function per coordinate (on the ``columns`` it is given: the events
-  module passes at most 32, those whose laws differ most), optionally after whitening by the pooled covariance: cumulative releases (prefix
-  sums) have independent increments, which whitening recovers (the inverse Cholesky factor of a
-  prefix sum's covariance takes differences).
+  module passes at most 32, those whose laws differ most), optionally after whitening by the pooled
+  covariance: cumulative releases (prefix sums) have independent increments, which whitening recovers
+  (the inverse Cholesky factor of a prefix sum's covariance takes differences).
 * :class:`SharedCodes`: one function f for every coordinate (the output's histogram of values): for
   outputs whose coordinates are alike (parallel compositions, noisy histograms), 20 coordinates give 20
   times the samples per weight, so a leak spread thinly over many coordinates is learnt from few samples.

@@ -229,9 +229,9 @@ class PrivacyCurve:
         if verdict == "violation" or not len(above):
             return ()
         return (f"the (epsilon, delta) curve lies above the claim's curve at {len(above)} grid point(s) of epsilon "
-                f"between {above.min():.4g} and {above.max():.4g}: a refutation at the stated confidence by a statement of its own (the verdict "
-                "is decided by the epsilon bound alone; both together hold with probability >= 1 - 2(1 - "
-                "confidence))",)
+                f"between {above.min():.4g} and {above.max():.4g}: a refutation at the stated confidence by a "
+                "statement of its own (the verdict is decided by the epsilon bound alone; both together hold with "
+                "probability >= 1 - 2(1 - confidence))",)
 
     def as_dict(self) -> dict[str, object]:
         """The ``privacy_curve`` object of the ``admmcheck audit --json`` contract (see the README)."""

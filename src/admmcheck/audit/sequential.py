@@ -141,9 +141,9 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     plain frequencies there. (The candidate events also try the most extreme scores of each tail,
     :func:`~admmcheck.audit.events.threshold_cuts`; as bets those were measured to help some mechanisms
     and hurt others: ``benchmarks/sequential_power.py``, issue 30's note.) The candidate events' own
-    thresholds are chosen for a Clopper-Pearson bound on many samples, which favours rare events of large ratio; a bet at the claim grows fastest
-    on the event that beats e^claim by the most mass. The pessimism and the fraction temper the
-    optimism of a threshold chosen among many on the same samples."""
+    thresholds are chosen for a Clopper-Pearson bound on many samples, which favours rare events of
+    large ratio; a bet at the claim grows fastest on the event that beats e^claim by the most mass. The
+    pessimism and the fraction temper the optimism of a threshold chosen among many on the same samples."""
     scores = [np.asarray(event.score(side), dtype=float) for side in features]
     n = len(scores[0])
     ordered = [np.sort(s[~np.isnan(s)]) for s in scores]  # NaN (a kind never seen) is in no event
