@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from admmcheck.audit import PrivacyClaim, Source, audit
+from admmcheck.audit import PrivacyClaim, Source, audit, auditor
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
@@ -35,6 +35,14 @@ def test_dask_blocks_equal_local_blocks(cluster):
         assert remote[key] == local[key], key
     # unseeded global randomness is seeded per sample on the cluster too
     assert _audit("laplace_global", scheduler=cluster)["p_d0"] == _audit("laplace_global", workers=1)["p_d0"]
+
+
+def test_dask_workers_count_their_blocks_as_this_process_does(cluster, monkeypatch):
+    local = _audit("laplace_half_scale", workers=2)
+    monkeypatch.setattr(auditor, "COUNT_IN_WORKERS", 0)  # every task then counts its block on the cluster
+    remote = _audit("laplace_half_scale", scheduler=cluster)
+    for key in ("p_d0", "p_d1", "candidates", "histogram", "privacy_curve"):
+        assert remote[key] == local[key], key
 
 
 def test_dask_faults_are_mechanism_errors_and_hangs_are_cut(cluster):

@@ -30,8 +30,9 @@ CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it 
 _LOCAL = threading.local()  # on a Dask worker thread: audit key -> WorkerProcess
 
 
-def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, Any], bytes]:
-    """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess."""
+def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None = None) -> tuple[dict[str, Any], bytes]:
+    """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess, after the
+    ``tally`` its counts are to be reduced to (a ``count`` message; any subprocess may get the task)."""
 
     mechanism, neighbours, seed, timeout, exceptions_are_outputs = init
     key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout, exceptions_are_outputs)
@@ -43,6 +44,8 @@ def _remote(init: tuple, message: tuple, allowance: float) -> tuple[dict[str, An
         worker = workers[key] = WorkerProcess()
         worker.send(("init", *init))
     try:
+        if tally is not None:
+            worker.send(("tally", tally))
         worker.send(message)
         header, body = worker.receive(allowance)
     except (TimeoutError, MechanismError) as exc:
@@ -84,16 +87,21 @@ class DaskWorker:
     def __init__(self, client) -> None:
         self._client = client
         self._init: tuple | None = None
+        self._tally: bytes | None = None
         self._pending: deque = deque()
 
     def send(self, message: tuple) -> None:
         if message[0] == "init":
             self._init = tuple(message[1:])
             return
+        if message[0] == "tally":  # sent along with every count task
+            self._tally = message[1]
+            return
         timeout = self._init[3]
-        count = message[1].count if message[0] == "block" else 1
+        count = message[1].count if message[0] in ("block", "count") else 1
         allowance = timeout * count + 120.0
-        self._pending.append(self._client.submit(_remote, self._init, message, allowance, pure=False))
+        tally = self._tally if message[0] == "count" else None
+        self._pending.append(self._client.submit(_remote, self._init, message, allowance, tally, pure=False))
 
     def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
         future = self._pending.popleft()

@@ -17,8 +17,9 @@ Isolation. Mechanisms and neighbours given as ``FILE.py:NAME`` are imported and 
 only in worker processes (``python -m admmcheck.audit.worker``, started fresh, so they
 inherit nothing and import nothing of the caller's script, with BLAS and OpenMP limited to
 one thread); the main process receives blocks of encoded outputs
-(:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, never pickles. Each call runs under a periodic alarm that stops it between 1 and 1.1 times the
-``timeout`` (:class:`_CallClock`); a block that does not
+(:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, or only a block's counts
+(:meth:`Sampler.count`), never pickles. Each call runs under a periodic alarm that stops it between 1
+and 1.1 times the ``timeout`` (:class:`_CallClock`); a block that does not
 come back within its whole allowance (a hang the alarm cannot interrupt, e.g. in C code)
 stops the pool.
 """
@@ -34,7 +35,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 
@@ -45,6 +46,9 @@ from admmcheck.audit.settings import AuditSettings
 from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.worker_process import WorkerProcess
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
+
+if TYPE_CHECKING:
+    from admmcheck.audit.counting import Tally
 
 
 @dataclass(frozen=True)
@@ -556,7 +560,7 @@ class Sampler:
         worker.send(("block", task))
         return self._unpack(task, worker)
 
-    def _unpack(self, task: Task, worker: "WorkerProcess") -> Block:
+    def _receive(self, task: Task, worker: "WorkerProcess") -> tuple[dict[str, Any], bytes]:
         try:
             header, body = worker.receive(self._allowance(task.count))
         except TimeoutError:
@@ -567,8 +571,16 @@ class Sampler:
                 "timeout could not interrupt it"
             ) from None
         if header["status"] != "ok":
+            if header.get("counting"):
+                raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "
+                                     f"{task.pair}) of {self.mechanism.describe()}'s outputs: {header['message']}. "
+                                     "This is a fault of admmcheck, not of the mechanism; please report it")
             raise MechanismError(f"{self.mechanism.describe()} {header['message']}; reproduce it with "
                                  "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
+        return header, body
+
+    def _unpack(self, task: Task, worker: "WorkerProcess") -> Block:
+        _, body = self._receive(task, worker)
         try:
             block = Block.from_bytes(body)
         except (ValueError, KeyError, TypeError, OSError) as exc:
@@ -578,10 +590,31 @@ class Sampler:
             raise MechanismError(f"an audit worker sent {len(block)} samples for {task.count}")
         return block
 
+    def _counts(self, task: Task, worker: "WorkerProcess", size: int) -> np.ndarray:
+        header, _ = self._receive(task, worker)
+        counts = header.get("counts")
+        if not (isinstance(counts, list) and len(counts) == size
+                and all(type(c) is int and 0 <= c <= task.count for c in counts) and counts[-1] == task.count):
+            raise MechanismError(f"an audit worker sent malformed counts for block {task.block} (side {task.side}, "
+                                 f"pair {task.pair}); the mechanism may write to file descriptors it does not own")
+        return np.array(counts, dtype=np.int64)
+
     def draw(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Block]]:
         """Yield (task, samples) in the order of ``tasks`` (deterministic). Task i goes to worker
         i mod K, with at most two blocks in flight per worker, so memory stays bounded; ``tasks``
         is consumed lazily, so a generator can stop issuing blocks (the time budget)."""
+        return self._stream(tasks, "block", self._unpack)
+
+    def count(self, tasks: Iterable[Task], tally: "Tally") -> Iterator[tuple[Task, np.ndarray]]:
+        """As :meth:`draw`, but each worker reduces its blocks to ``tally``'s counts
+        (:meth:`~admmcheck.audit.counting.Tally.count`, the same numbers as counting the drawn block
+        here) and only those come back."""
+        payload = tally.to_bytes()
+        for worker in self.workers:
+            worker.send(("tally", payload))
+        return self._stream(tasks, "count", lambda task, worker: self._counts(task, worker, tally.size))
+
+    def _stream(self, tasks: Iterable[Task], kind: str, answer) -> Iterator[tuple[Task, Any]]:
         k = len(self.workers)
         source = iter(tasks)
         pending: list[tuple[int, Task]] = []
@@ -591,10 +624,10 @@ class Sampler:
                 task = next(source, None)
                 if task is None:
                     break
-                self.workers[submitted % k].send(("block", task))
+                self.workers[submitted % k].send((kind, task))
                 pending.append((submitted % k, task))
                 submitted += 1
             if not pending:
                 return
             worker, task = pending.pop(0)
-            yield task, self._unpack(task, self.workers[worker])
+            yield task, answer(task, self.workers[worker])

@@ -1,9 +1,11 @@
 """An audit worker process: ``python -m admmcheck.audit.worker FD``.
 
 Reads length-prefixed pickled messages from the main process on stdin (``init``,
-``pairs``, ``block``) and writes each answer on file descriptor FD as two lengths, a JSON
-header and, for a block, the samples as ``.npz`` bytes (:meth:`Block.to_bytes`, no pickle). The mechanism's own prints go to
-the null device, never into the answers.
+``pairs``, ``block``, ``tally``, ``count``) and writes each answer on file descriptor FD as two lengths, a JSON
+header and, for a block, the samples as ``.npz`` bytes (:meth:`Block.to_bytes`, no pickle). ``tally``
+gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`); that
+answer is the counts alone, as JSON integers. The mechanism's own prints go to the null device, never
+into the answers.
 """
 
 from __future__ import annotations
@@ -24,9 +26,28 @@ def _answer(stream, header: dict, body: bytes = b"") -> None:
     stream.flush()
 
 
+def _loaded(payload: bytes):
+    """The :class:`~admmcheck.audit.counting.Tally` of ``Tally.to_bytes`` (written by the main process),
+    or the exception that loading it raised (an event scored by a function this process cannot import)."""
+    try:
+        return pickle.loads(payload)
+    except Exception as exc:
+        return exc
+
+
+def _counted(tally, block) -> dict:
+    if isinstance(tally, Exception):
+        return {"status": "error", "counting": True,
+                "message": f"the worker could not load the chosen events ({type(tally).__name__}: {tally})"}
+    try:
+        return {"status": "ok", "counts": tally.count(block).tolist()}
+    except Exception as exc:  # admmcheck's own fault (an event that cannot score these outputs), not the mechanism's
+        return {"status": "error", "counting": True, "message": f"{type(exc).__name__}: {exc}"}
+
+
 def serve(requests, answers) -> None:
     """Answer requests until stdin closes."""
-    setup = None
+    setup = tally = None
     while True:
         head = requests.read(8)
         if len(head) < 8:
@@ -40,14 +61,18 @@ def serve(requests, answers) -> None:
             status, payload = count_pairs(setup[0], setup[1])
             _answer(answers, {"status": status, "pairs": payload} if status == "ok"
                     else {"status": status, "message": payload})
-        elif kind == "block":
+        elif kind == "tally":
+            tally = _loaded(message[1])
+        elif kind in ("block", "count"):
             mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup
             (task,) = message[1:]
             status, payload = run_block(mechanism, neighbours, seed, timeout, task, exceptions_are_outputs)
-            if status == "ok":
+            if status != "ok":
+                _answer(answers, {"status": status, "message": payload})
+            elif kind == "block":
                 _answer(answers, {"status": "ok"}, payload.to_bytes())
             else:
-                _answer(answers, {"status": status, "message": payload})
+                _answer(answers, _counted(tally, payload))
 
 
 def main() -> None:
