@@ -53,7 +53,7 @@ class Tally:
             bars.append(histogram_counts(scores, edge))
             steps.append(self.ladders.count(k, scores))
         tail = np.array([self.encoding.unseen(block), len(block)], dtype=np.int64)
-        return np.concatenate([np.array(members, dtype=np.int64)] + bars + steps + [tail]).astype(np.int64)
+        return np.concatenate([np.array(members, dtype=np.int64)] + bars + steps + [tail])
 
     def to_bytes(self) -> bytes:
         """The tally as a pickle a worker reads with ``pickle.loads``, closures included (module docstring)."""
