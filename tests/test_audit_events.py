@@ -81,7 +81,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
                                                  "additive", "shared", "classifier", "coordinate"]
     changed_in_issue_30 = ("values", "classifier", "shared")
     assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
-                                         for f in events.FAMILIES)
+                                         for f in events.FAMILIES) + ";candidates:3"
     with pytest.raises(ValueError, match="registered already"):
         events.register_family(events.FAMILIES[0])
     mechanisms = str(Path(__file__).resolve().parent / "mechanisms.py")
@@ -217,3 +217,38 @@ def test_events_that_share_a_score_have_it_computed_once():
     assert calls == [3]
     assert np.array_equal(got[0], 2 * x[:, 0]) and np.array_equal(got[2], 2 * x[:, 0])
     assert np.array_equal(got[1], x[:, 0])
+
+
+def test_a_values_event_gets_its_plug_in_prefix_of_the_same_order():
+    """An answer-pattern output like SVT1's: one pattern leaks most (ratio 1.081, probability 0.024),
+    two more leak less (1.053). The one-sigma pessimistic choice takes all three; the prefix best at the
+    plug-in frequencies is the one pattern. Counts exact by construction, so every prefix's prediction
+    is written out from its definition."""
+    from dataclasses import replace
+
+    from admmcheck.audit.events import plug_in_variant
+    from admmcheck.audit.outputs import Layout
+
+    c0 = {0: 60_000, 1: 4_800, 2: 40_000, 3: 3_600, 4: 36_800, 5: 4_800}
+    c1 = {0: 60_000, 1: 4_560, 2: 40_400, 3: 3_330, 4: 37_150, 5: 4_560}
+    rng = np.random.default_rng(0)
+    s0 = rng.permutation(np.repeat(list(c0), list(c0.values())).astype(float))[:, None]
+    s1 = rng.permutation(np.repeat(list(c1), list(c1.values())).astype(float))[:, None]
+    sizes = SelectionSizes((150_000, 150_000), (850_000, 850_000), 0.0125, 0.0)
+    offered = candidate_events(s0, s1, Layout((("output", (1,)),)), sizes, seed=0, plug_in=True)
+    top, variant = offered[0], offered[-1]
+    assert top.family == "values" and top.numerator == 0 and variant.score is top.score
+    assert variant.description == plug_in_variant(top, s0, s1, sizes).description
+    order = [3, 5, 1]  # the ratio order's head: 3600/3330, then 4800/4560 twice
+
+    def prefix(k):
+        return replace(top, threshold=k - 0.5)
+
+    for event, k in ((top, 3), (variant, 1)):
+        assert event.threshold == k - 0.5
+        assert set(s0[event.indicator(s0), 0]) == set(order[:k])
+    plug_in = [_predicted_at(prefix(k), s0, s1, sizes, 0.5) for k in range(1, 7)]
+    pessimistic = [_predicted_at(prefix(k), s0, s1, sizes, 0.16) for k in range(1, 7)]
+    assert int(np.argmax(plug_in)) + 1 == 1 and int(np.argmax(pessimistic)) + 1 == 3
+    assert variant.predicted_epsilon == pytest.approx(pessimistic[0], abs=1e-9)
+    assert variant.description.startswith("output in {3} (the first 1 in ratio order; plug-in prefix")
