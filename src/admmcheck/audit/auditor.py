@@ -291,27 +291,25 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         del parts, s0, s1, drawn, whole, scores, selected
         tasks = _tasks(bounding, block_size, selection_blocks, pair)
         tally = Tally(encoding, tuple(events), tuple(edges), ladders)
-        bins = tally.bars + ladders.bins
-        side_counts = {0: np.zeros(len(events) + bins, dtype=np.int64), 1: np.zeros(len(events) + bins, dtype=np.int64)}
-        side_n = [0, 0]
+        totals = {side: np.zeros(tally.size, dtype=np.int64) for side in (0, 1)}  # Tally.count's layout, summed
         missing = []
         for task in tasks:
             stored = stored_counts.get((pair, task.side, task.block))
             if stored is None:
                 missing.append(task)
             else:
-                side_counts[task.side] += stored[:-2]
-                unseen[task.side] += int(stored[-2])
-                side_n[task.side] += int(stored[-1])
+                totals[task.side] += stored
         if 2 * bounding * encoding.layout.size >= COUNT_IN_WORKERS:
             counted = sampler.count(_until(missing, budget), tally)
         else:
             counted = ((task, tally.count(block)) for task, block in sampler.draw(_until(missing, budget)))
         for task, stored in budget.steps(counted, f"audit: bounding (pair {pair})", total=len(missing)):
             _store(store, "bounding", task, stored)
-            side_counts[task.side] += stored[:-2]
-            unseen[task.side] += int(stored[-2])
-            side_n[task.side] += int(stored[-1])
+            totals[task.side] += stored
+        side_counts = {side: totals[side][:-2] for side in (0, 1)}
+        side_n = [int(totals[side][-1]) for side in (0, 1)]
+        for side in (0, 1):
+            unseen[side] += int(totals[side][-2])
         if side_n[0] < bounding or side_n[1] < bounding:
             complete = False
         for side in (0, 1):
@@ -322,7 +320,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
                 histograms[(pair, k)][1 + side][:] = side_counts[side][offset:offset + len(e) - 1]
                 offset += len(e) - 1
         counts[(pair, -1)] = np.array(side_n)
-        steps = len(events) + bins - ladders.bins  # where the ladders' bin counts start
+        steps = len(events) + tally.bars  # where the ladders' bin counts start
         curve_sets += pair_sets(pair, events, (counts[(pair, 0)], counts[(pair, 1)]), (side_n[0], side_n[1]), ladders,
                                 (side_counts[0][steps:], side_counts[1][steps:]))
     outcome = _bound(chosen, counts, claim, alpha, selection, complete)

@@ -1,10 +1,11 @@
 """What a block of the bounding split is reduced to: a :class:`Tally` of the chosen events.
 
 The events, their histogram edges and the curve's ladders are fixed on the selection split before any
-bounding sample is drawn. The tally goes to the worker processes once per neighbour pair, and each
-worker counts the blocks it draws where it draws them (:meth:`~admmcheck.audit.sampling.Sampler.count`),
-so the bounding split's outputs never travel to the main process: only a few hundred integers a block
-come back, as JSON. Events score samples with closures over fitted models (a logistic weight vector, a
+bounding sample is drawn. The main process counts the blocks it receives with :meth:`Tally.count`; on a
+large bounding split (``auditor.COUNT_IN_WORKERS``) the tally goes instead to the worker processes once
+per neighbour pair, and each worker counts the blocks it draws where it draws them
+(:meth:`~admmcheck.audit.sampling.Sampler.count`), so those outputs never travel to the main process:
+only a few hundred integers a block come back, as JSON. Events score samples with closures over fitted models (a logistic weight vector, a
 gradient-boosting ensemble), which the standard pickle cannot write; :meth:`Tally.to_bytes` uses
 cloudpickle, the serialiser Dask and joblib send such functions with, and a worker reads it with the
 standard ``pickle.loads``. (That direction, main process to worker, is trusted; answers from the
