@@ -126,12 +126,29 @@ def gaussian_vectorised(data, rng):
 gaussian_vectorised.batch = _gaussian_batch
 
 
+def laplace_in_huge_units(data, rng):
+    """The Laplace mechanism (epsilon = 1) reported as 1e17 + 1e15 (data + noise): outputs near 1e17, where
+    a score that centres or squares the raw values loses every digit that carries the leak."""
+    return 1e17 + 1e15 * (data + rng.laplace(0.0, 1.0))
+
+
 def mapping_output(data, rng):
     """A mapping release: two named parts (flattened in sorted-key order)."""
     return {"b": data + rng.laplace(0.0, 1.0, size=2), "a": np.array([[data + rng.laplace(0.0, 1.0)]])}
 
 
 # ---- broken mechanisms (claim epsilon = 1 unless said otherwise) ---------------------------
+
+
+def laplace_rare_leak(data, rng):
+    """A delta-type leak: the Laplace mechanism (epsilon = 1), except that on data 1 it releases, with
+    probability 1e-3, a uniform draw from [8, 9]. On [8, 9] the density ratio rises to
+    ((1 - 1e-3) e^-8 / 2 + 1e-3) / (e^-9 / 2) = (1 - 1e-3) e + 2e-3 e^9 = 18.9 at 9 (a loss of ln 18.9 =
+    2.94, its pure epsilon; elsewhere at most e), and P_1([8, 9]) - e P_0([8, 9]) = 1.0e-3, so (1, 1e-5)
+    fails by a hundred times its delta."""
+    if data == 1 and rng.random() < 1e-3:
+        return 8.0 + rng.random()
+    return data + rng.laplace(0.0, 1.0)
 
 
 def laplace_half_scale(data, rng):
