@@ -48,7 +48,6 @@ def cell_masses(p: float, start: float, width: float = 0.01, reach: float = 60.0
     lo, hi = edges[:-1], edges[1:]
     leak = np.clip(np.minimum(hi, start + 1) - np.maximum(lo, start), 0, None)
     return lap_mass(lo, hi, 1.0), (1 - p) * lap_mass(lo - 1, hi - 1, 1.0) + p * leak
-    return p0, p1
 
 
 def ceiling(p: float, start: float, n: int, alpha: float = 0.05) -> dict:
@@ -62,7 +61,8 @@ def ceiling(p: float, start: float, n: int, alpha: float = 0.05) -> dict:
     with np.errstate(divide="ignore", invalid="ignore"):
         bound = np.log((lower - CLAIM.delta) / upper)
     k = int(np.nanargmax(bound))
-    return {"value": float(bound[k]), "P_a": float(pa[k]), "P_b": float(pb[k]), "max_loss": float(loss[np.isfinite(loss)].max())}
+    return {"value": float(bound[k]), "P_a": float(pa[k]), "P_b": float(pb[k]),
+            "max_loss": float(loss[np.isfinite(loss)].max())}
 
 
 def main() -> None:
