@@ -109,6 +109,42 @@ def test_a_delta_type_leak_of_probability_1e_3_is_found_at_1e6_samples():
     assert 1.0 < result.epsilon_lower_bound <= math.log((1 - 1e-3) * math.e + 2e-3 * math.exp(9))
 
 
+@pytest.mark.parametrize("n, alpha, epsilon, delta", [(17_000, 0.0125, 1.0, 0.0), (850_000, 0.0125, 1.0, 1e-5),
+                                                      (85_000, 0.001, 0.1, 0.0), (2_000, 0.05, 3.0, 1e-3)])
+def test_the_leak_floor_is_where_a_one_sided_event_at_its_expected_count_reaches_the_claim(n, alpha, epsilon, delta):
+    """A second implementation: scipy.stats.beta's Clopper-Pearson quantiles and brentq's root."""
+    from scipy import optimize, stats
+
+    from admmcheck.audit.estimators import leak_floor
+
+    upper = stats.beta.ppf(1 - alpha, 1, n)  # P_b's bound from a count of 0
+    def excess(p):
+        return math.log((stats.beta.ppf(alpha, n * p, n - n * p + 1) - delta) / upper) - epsilon
+
+    low = (delta + math.exp(epsilon) * upper) * 1.0001  # below this P_a's lower bound cannot exceed delta + e^eps upper
+    assert leak_floor(n, alpha, epsilon, delta) == pytest.approx(optimize.brentq(excess, low, 1.0, xtol=1e-15), rel=1e-6)
+    assert leak_floor(n, alpha, epsilon, delta) > leak_floor(4 * n, alpha, epsilon, delta)
+    assert leak_floor(5, 0.05, 5.0, 0.0) == 1.0  # five samples refute no claim of epsilon 5
+
+
+def test_a_leak_below_the_floor_passes_with_a_note_that_says_so_and_one_above_it_is_found():
+    """laplace_rarer_leak (probability 1e-4) at 1e5 per side: even its exact event at its expected count could not
+    refute the claim (benchmarks/rare_leak.md: ceiling 0.98), and the audit says that a leak this rare passes;
+    laplace_rare_leak (1e-3) at 3e5 lies above the floor and is found."""
+    from admmcheck.audit.estimators import leak_floor
+
+    result = _audit("laplace_rarer_leak", "scalar_pair", 1.0, 1e-5, samples=100_000, seed=0)
+    floor = result.as_dict()["leak_floor"]
+    best = max(result.candidates, key=lambda row: row["level"])
+    assert floor["level"] == best["level"] and floor["bounding_samples"] == min(best["n"]) == 85_000
+    assert floor["probability"] == leak_floor(85_000, best["level"] / 2, 1.0, 1e-5)
+    assert result.verdict == "no-violation-found" and floor["probability"] > 1e-4
+    assert any(f"below {floor['probability']:.2g}" in note for note in result.notes)
+    found = _audit("laplace_rare_leak", "scalar_pair", 1.0, 1e-5, samples=300_000, seed=0)
+    assert found.verdict == "violation" and found.leak_floor["probability"] < 1e-3
+    assert not any("would not be refuted" in note for note in found.notes)
+
+
 def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its_share():
     from scipy import stats
 

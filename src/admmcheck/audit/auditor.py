@@ -33,7 +33,7 @@ from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.counting import Tally
 from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound, point_estimate
+from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound, leak_floor, point_estimate
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events,
                                     histogram_edges, scores_of)
@@ -89,6 +89,7 @@ class AuditResult:
     search: dict[str, object] | None = None
     curve: PrivacyCurve | None = None
     mode: str = "fixed-n"  # or "sequential" (admmcheck.audit.sequential)
+    leak_floor: dict[str, object] | None = None  # the rarest leak this fixed-n audit can refute (_leak_floor)
     sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
 
     def as_dict(self) -> dict[str, object]:
@@ -143,6 +144,7 @@ class AuditResult:
             **({"neighbour_search": self.search} if self.search is not None else {}),
             "privacy_curve": self.curve.as_dict() if self.curve is not None else None,
             **({"sequential": self.sequential} if self.sequential is not None else {}),
+            **({"leak_floor": self.leak_floor} if self.leak_floor is not None else {}),
         }
 
 
@@ -324,6 +326,13 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         curve_sets += pair_sets(pair, events, (counts[(pair, 0)], counts[(pair, 1)]), (side_n[0], side_n[1]), ladders,
                                 (side_counts[0][steps:], side_counts[1][steps:]))
     outcome = _bound(chosen, counts, claim, alpha, selection, complete)
+    outcome["leak_floor"] = _leak_floor(outcome, claim)
+    if outcome["verdict"] == "no-violation-found":
+        floor = outcome["leak_floor"]
+        outcome["notes"] += (f"a leak confined to events of probability below {floor['probability']:.2g} under one "
+                             "dataset (never given by the other) would not be refuted at its expected count with "
+                             f"{floor['bounding_samples']} bounding samples per side, even by an event known in "
+                             "advance at this audit's best level: rarer leaks need more samples",)
     outcome["curve"] = bound_curve(curve_sets, claim, confidence)
     outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
@@ -336,6 +345,17 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
                              "split never showed; no chosen event contains them",)
     return outcome
+
+
+def _leak_floor(outcome: dict[str, Any], claim: PrivacyClaim) -> dict[str, object]:
+    """The rarest leak the audit's bounding split can refute (:func:`~admmcheck.audit.estimators.leak_floor`),
+    at the best level any of its events got and the fewest bounding samples of a side."""
+    level = max(row["level"] for row in outcome["candidates"])
+    n = min(min(row["n"]) for row in outcome["candidates"])
+    return {"probability": leak_floor(n, level / 2, claim.epsilon, claim.delta), "bounding_samples": n,
+            "level": level, "meaning": "the smallest probability an event must have under one dataset, with "
+            "probability 0 under the other, to refute the claim at its expected count with this many bounding "
+            "samples per side at this level; a leak confined to rarer events cannot be refuted by this audit"}
 
 
 def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,

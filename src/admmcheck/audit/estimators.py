@@ -56,3 +56,26 @@ def point_estimate(p_a: float, p_b: float, delta: float) -> float:
     if not (p_a > delta) or math.isnan(p_b):
         return float("nan")
     return math.inf if p_b == 0 else math.log((p_a - delta) / p_b)
+
+
+def leak_floor(n: int, alpha: float, epsilon: float, delta: float) -> float:
+    """The smallest probability p at which an event refutes (ε, δ) from ``n`` samples per side when it has
+    probability p under one dataset and 0 under the other, counted at its expectation n·p and 0, with
+    one-sided intervals at ``alpha`` each: ln((p̲_a(n·p) − δ) / p̄_b(0)) = ε, where p̄_b(0) = 1 − alpha^(1/n).
+
+    A leak confined to rarer events cannot be refuted by bounding any one event at that level, even one
+    known in advance (its expected count is too small): what a "no violation found" cannot speak for. 1.0
+    where no event can refute the claim at all (n too small). Bisection on ln p: the bound increases with p.
+    """
+    upper = float(cp_upper(0, n, alpha))
+
+    def refutes(p: float) -> bool:
+        return float(epsilon_bound(cp_lower(n * p, n, alpha), upper, delta)) > epsilon
+
+    if not refutes(1.0):
+        return 1.0
+    low, high = math.log(1e-3 / n), 0.0  # an expected count of 1e-3 refutes nothing
+    for _ in range(100):
+        middle = (low + high) / 2
+        low, high = (low, middle) if refutes(math.exp(middle)) else (middle, high)
+    return math.exp(high)
