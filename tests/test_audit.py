@@ -143,6 +143,8 @@ def test_a_leak_below_the_floor_passes_with_a_note_that_says_so_and_one_above_it
     found = _audit("laplace_rare_leak", "scalar_pair", 1.0, 1e-5, samples=300_000, seed=0)
     assert found.verdict == "violation" and found.leak_floor["probability"] < 1e-3
     assert not any("would not be refuted" in note for note in found.notes)
+    hopeless = _audit("laplace", "scalar_pair", 8.0, samples=400, seed=0)  # e^8 times 0 counts' bound at 200 > 1
+    assert hopeless.leak_floor["probability"] == 1.0 and any("no event" in note for note in hopeless.notes)
 
 
 def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its_share():

@@ -329,9 +329,10 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     outcome["leak_floor"] = _leak_floor(outcome, claim)
     if outcome["verdict"] == "no-violation-found":
         floor = outcome["leak_floor"]
-        outcome["notes"] += (f"a leak confined to events of probability below {floor['probability']:.2g} under one "
-                             "dataset (never given by the other) would not be refuted at its expected count with "
-                             f"{floor['bounding_samples']} bounding samples per side, even by an event known in "
+        rarer = (f"a leak confined to events of probability below {floor['probability']:.2g} under one dataset (never "
+                 "given by the other) would not be refuted at its expected count" if floor["probability"] < 1 else
+                 "no event, however likely under one dataset and never given by the other, could refute the claim")
+        outcome["notes"] += (f"{rarer} with {floor['bounding_samples']} bounding samples per side, even one known in "
                              "advance at this audit's best level: rarer leaks need more samples",)
     outcome["curve"] = bound_curve(curve_sets, claim, confidence)
     outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
