@@ -231,9 +231,15 @@ def combine(*bins):
 
 # --------------------------------------------------------------------------- the ceiling
 
-def ceiling(law: Law, n: int, alpha: float) -> dict:
-    """max over thresholds and both directions of ln(cp_lower(n P_a)/cp_upper(n P_b)), alpha/2 each."""
+def ceiling(law: Law, n: int, alpha: float, delta: float = 0.0) -> dict:
+    """max over thresholds and both directions of ln((cp_lower(n P_a) - delta)/cp_upper(n P_b)), alpha/2 each
+    (DP-Sniper's claims have delta = 0; ``rare_leak.py`` passes its claim's)."""
     a = alpha / 2
+
+    def bound(pa, pb):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(np.maximum(cp_lower(n * pa, n, a) - delta, 0.0)) - np.log(cp_upper(n * pb, n, a))
+
     nz = np.nonzero((law.w0 > 0) | (law.w1 > 0))[0]
     w0, w1, L = law.w0[nz], law.w1[nz], (law.k0 + nz) * law.h
     best, randomised = {"value": -math.inf}, -math.inf
@@ -246,17 +252,14 @@ def ceiling(law: Law, n: int, alpha: float) -> dict:
             pa, pb = np.concatenate([[atom], pa]), np.concatenate([[0.0], pb])
             thr = np.concatenate([[math.inf if direction == 0 else -math.inf], thr])
         pa, pb = np.minimum(pa, 1.0), np.minimum(pb, 1.0)
-        with np.errstate(divide="ignore"):
-            value = np.log(cp_lower(n * pa, n, a)) - np.log(cp_upper(n * pb, n, a))
+        value = bound(pa, pb)
         i = int(np.argmax(value))
         for j in np.argsort(value)[-30:]:  # randomised events: part of the next bin (DP-Sniper's attacks randomise)
             for k in (j - 1, j):
                 if 0 <= k < value.size - 1:
                     lam = np.linspace(0, 1, 101)
                     qa, qb = pa[k] + lam * (pa[k + 1] - pa[k]), pb[k] + lam * (pb[k + 1] - pb[k])
-                    with np.errstate(divide="ignore"):
-                        v = np.log(cp_lower(n * qa, n, a)) - np.log(cp_upper(n * qb, n, a))
-                    randomised = max(randomised, float(v.max()))
+                    randomised = max(randomised, float(bound(qa, qb).max()))
         if value[i] > best["value"]:
             with np.errstate(divide="ignore"):
                 ratio = float(np.log(pa[i]) - np.log(pb[i])) if pb[i] > 0 else math.inf

@@ -8,10 +8,11 @@ p = 1e-3 (1e-4), a uniform draw from [8, 9] ([12, 13]); the claim is (1, 1e-5), 
 100 (10) times its delta. Each is audited in the fixed-n mode at S = 1e5, 3e5 and 1e6 samples per side
 (95 %, seeds 0-4); the table gives how many seeds flag it and the median bound, beside the
 event-tester ceiling at S (``dpsniper_ceiling.py``'s yardstick: the bound the exactly optimal event
-{L >= t} gives with its counts at their expectations, 2.5 % on each interval, no selection split),
-computed here from the exact law: the output line cut into cells 0.01 wide from -60 to 60 (the leak's
-interval edges among them; the two outer cells reach to infinity) with Laplace and uniform masses in
-closed form, L the log-ratio of each cell's masses.
+{L >= t} gives with its counts at their expectations, 2.5 % on each interval, no selection split;
+``dpsniper_ceiling.ceiling`` with the claim's delta), on the exact law: the output line cut into cells
+0.01 wide from -60 to 60 (the leak's interval edges among them; the two outer cells reach to infinity)
+with Laplace and uniform masses in closed form, L the log-ratio of each cell's masses
+(``dpsniper_ceiling.law_from_cells``).
 
     python benchmarks/rare_leak.py [--seeds 0,1,2,3,4] [--out DIR]
 
@@ -28,10 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.estimators import cp_lower, cp_upper
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
-from dpsniper_ceiling import lap_mass  # P(a <= X <= b) for Laplace X, without cancellation in the tails
+from dpsniper_ceiling import Law, ceiling, lap_mass, law_from_cells  # the event-tester ceiling, Laplace masses
 
 HERE = Path(__file__).resolve().parent
 MECHANISMS = HERE.parent / "tests" / "mechanisms.py"
@@ -50,19 +50,9 @@ def cell_masses(p: float, start: float, width: float = 0.01, reach: float = 60.0
     return lap_mass(lo, hi, 1.0), (1 - p) * lap_mass(lo - 1, hi - 1, 1.0) + p * leak
 
 
-def ceiling(p: float, start: float, n: int, alpha: float = 0.05) -> dict:
-    """The best bound of an event {L >= t} (more likely under data 1) with its expected counts at n."""
-    p0, p1 = cell_masses(p, start)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        loss = np.log(p1) - np.log(p0)
-    order = np.argsort(-loss, kind="stable")
-    pa, pb = np.cumsum(p1[order]), np.cumsum(p0[order])
-    lower, upper = cp_lower(n * pa, n, alpha / 2), cp_upper(n * pb, n, alpha / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        bound = np.log((lower - CLAIM.delta) / upper)
-    k = int(np.nanargmax(bound))
-    return {"value": float(bound[k]), "P_a": float(pa[k]), "P_b": float(pb[k]),
-            "max_loss": float(loss[np.isfinite(loss)].max())}
+def exact_law(p: float, start: float) -> Law:
+    """The law of the privacy loss L over the :func:`cell_masses` (binned 1e-5 wide)."""
+    return law_from_cells(*cell_masses(p, start), 1e-5)[0]
 
 
 def main() -> None:
@@ -76,6 +66,7 @@ def main() -> None:
     lines = ["| mechanism | leak probability | samples per side | flagged (of seeds) | median ε_lb | bounds per seed "
              "| ceiling | median / ceiling | seconds per audit |", "|---|---|---|---|---|---|---|---|---|"]
     for name, (p, start) in CASES.items():
+        law = exact_law(p, start)
         for size in SIZES:
             bounds, flagged, start_time = [], 0, time.perf_counter()
             for seed in seeds:
@@ -84,10 +75,11 @@ def main() -> None:
                 bounds.append(result.epsilon_lower_bound)
                 flagged += result.verdict == "violation"
             seconds = (time.perf_counter() - start_time) / len(seeds)
-            best = ceiling(p, start, size)
+            best = ceiling(law, size, 0.05, CLAIM.delta)
             median = statistics.median(bounds)
             rows.append({"mechanism": name, "leak_probability": p, "samples_per_side": size, "seeds": seeds,
                          "bounds": bounds, "flagged": flagged, "median_bound": median, "ceiling": best,
+                         "max_loss": law.eps,
                          "seconds_per_audit": seconds})
             lines.append(f"| {name} | {p:g} | {size:.0e} | {flagged} of {len(seeds)} | {median:.3f} | "
                          f"{', '.join(f'{b:.2f}' for b in bounds)} | {best['value']:.3f} | "
