@@ -49,6 +49,17 @@ mechanisms run and on how many it reaches 0.9 x. If no strategy reaches 0.9 x on
 them, no tester of this kind that applies one fixed rule does, even with the true ratio order
 given to it; the account does not cover a tester that picks its rule from the selection samples.
 
+**How likely the acceptance is met at all** ("pass_probability", "handed_event" in the JSON, the
+last lines of the .md). The acceptance asks the median of SEEDS = 3 seeds to reach 0.9 x the
+ceiling on every mechanism; a run's bound scatters (the ceiling event's own sd is 15-25 % of the
+ceiling on the sparse-vector and parallel mechanisms). From each strategy's R bounds,
+s = P(one run >= 0.9 x the ceiling) and P(median of 3 >= 0.9 x) = s^3 + 3 s^2 (1 - s); the runs of
+different mechanisms are independent, so the chance of meeting it on all of them at once is the
+product. It is given for one rule of the oracle-ordering tester (the likeliest), for the likeliest
+rule per mechanism chosen after the fact, and for the **tester handed the optimal event** (the
+ceiling's own event: no selection, all n samples and all of alpha on it; its two counts drawn
+HANDED_REPEATS times), on these mechanisms and on all 20 of ``dpsniper_ceiling.CASES``.
+
     python benchmarks/selection_limit.py [--names a,b] [--samples 1000000] [--repeats 200] [--out DIR]
 
 writes DIR/selection_limit.json and .md (default DIR benchmarks/out).
@@ -81,6 +92,9 @@ LOCAL_SPLITS = (0.02, 0.05, 0.1, 0.2, 0.3)
 LOCAL_GRIDS = ((1, 2.0), (1, 4.0), (2, 2.0))
 RULES = {"plug-in": 0.0, "pessimistic 0.5": 0.5, "pessimistic 1": 1.0, "pessimistic 2": 2.0}  # z of the choice
 Z_SIDE = float(stats.norm.isf(ALPHA / 2))  # the z of each one-sided interval of the bound
+HANDED_REPEATS = 100_000  # draws of the handed event's two counts (cheap: two binomials)
+TARGET = 0.9  # the acceptance's ratio to the ceiling
+SEEDS = 3  # dpsniper_compare.py takes the median over this many seeds
 SHORT = ("ReportNoisyMax4", "SVT1", "SVT2", "SVT3", "SVT6", "SVT34Parallel", "NumericalSVT", "PrefixSum",
          "LaplaceParallel")
 
@@ -146,8 +160,8 @@ def predicted(count_a, count_b, m, rest, rule):
         return np.log(wilson(qa * rest, rest, z, False)) - np.log(np.maximum(wilson(qb * rest, rest, z, True), 1e-300))
 
 
-def split_tester(p0, p1, n, f, rule, rng, repeats, around: tuple[int, float] = (0, 1.0)):
-    """Median bound of the split tester (module docstring) over ``repeats`` draws; with ``around``
+def split_tester(p0, p1, n, f, rule, rng, repeats, around: tuple[int, float] = (0, 1.0)) -> np.ndarray:
+    """The bounds of the split tester (module docstring) over ``repeats`` draws; with ``around``
     = (h, r) it bounds, together (alpha / K each), the chosen event and the 2h events whose side-a
     masses are r^j times its own, j = -h..h (placed with the exact law: the oracle's advantage)."""
     m = max(int(round(f * n)), 1)
@@ -170,7 +184,7 @@ def split_tester(p0, p1, n, f, rule, rng, repeats, around: tuple[int, float] = (
         b0, b1 = rng.multinomial(rest, p0), rng.multinomial(rest, p1)
         ka, kb = event_masses(b0, b1)[direction]
         values[r] = float(np.max(bound(ka[chosen], kb[chosen], rest, ALPHA / chosen.size)))
-    return float(np.median(values))
+    return values
 
 
 def pattern_law(name: str) -> tuple[np.ndarray, np.ndarray] | None:
@@ -184,8 +198,8 @@ def pattern_law(name: str) -> tuple[np.ndarray, np.ndarray] | None:
     return p0 / p0.sum(), p1 / p1.sum()
 
 
-def values_tester(p0, p1, n, f, rule, rng, repeats, held_out: bool):
-    """Median bound of a tester that sees the outputs as unlabelled values (no oracle): it orders
+def values_tester(p0, p1, n, f, rule, rng, repeats, held_out: bool) -> np.ndarray:
+    """The bounds of a tester that sees the outputs as unlabelled values (no oracle): it orders
     the values by their ratio (c_a + 0.5) / (c_b + 0.5) on the selection split and takes the best
     prefix by ``rule``, as the auditor's values family does; with ``held_out`` it orders on 2/3 of
     the selection split and sizes the prefix on the other 1/3. The prefix is bounded on the rest."""
@@ -213,11 +227,11 @@ def values_tester(p0, p1, n, f, rule, rng, repeats, held_out: bool):
         pa, pb = (p0, p1) if numerator == 0 else (p1, p0)
         ka, kb = rng.binomial(rest, min(pa[chosen].sum(), 1.0)), rng.binomial(rest, min(pb[chosen].sum(), 1.0))
         values[r] = bound(ka, kb, rest, ALPHA)
-    return float(np.median(values))
+    return values
 
 
-def grid_tester(p0, p1, n, ratio, rng, repeats):
-    """Median bound of the no-split grid tester (module docstring) over ``repeats`` draws."""
+def grid_tester(p0, p1, n, ratio, rng, repeats) -> tuple[np.ndarray, int]:
+    """The bounds of the no-split grid tester (module docstring) in ``repeats`` draws, and its K."""
     exact = event_masses(p0, p1)
     chosen = []  # (direction, index) of each event of the grid
     for direction, (pa, _) in enumerate(exact):
@@ -235,7 +249,20 @@ def grid_tester(p0, p1, n, ratio, rng, repeats):
         ka = np.array([masses[d][0][i] for d, i in chosen])
         kb = np.array([masses[d][1][i] for d, i in chosen])
         values[r] = float(np.max(bound(ka, kb, n, ALPHA / k)))
-    return float(np.median(values)), k
+    return values, k
+
+
+def handed_event(p_a: float, p_b: float, n: int, rng, repeats: int) -> np.ndarray:
+    """The bounds of the tester handed the ceiling's own event (side-a and side-b probabilities
+    ``p_a``, ``p_b``): both counts drawn ``repeats`` times, all n samples and alpha on that one event."""
+    return bound(rng.binomial(n, p_a, repeats), rng.binomial(n, min(p_b, 1.0), repeats), n, ALPHA)
+
+
+def pass_probability(values: np.ndarray, ceiling: float) -> float:
+    """P(the median of SEEDS independent runs >= TARGET x ``ceiling``), from the runs' bounds ``values``:
+    with s = P(one run >= TARGET x ceiling), at least a majority of the SEEDS runs must reach it."""
+    s = float(np.mean(np.asarray(values) >= TARGET * ceiling))
+    return float(sum(math.comb(SEEDS, k) * s ** k * (1 - s) ** (SEEDS - k) for k in range(SEEDS // 2 + 1, SEEDS + 1)))
 
 
 def main() -> None:
@@ -259,20 +286,23 @@ def main() -> None:
         mechanism, pair, _, _ = C.CASES[name]
         d0, d1 = getattr(C.M, pair)()
         law = table[name](d0, d1).law
-        ceiling = C.ceiling(law, n, ALPHA)["value"]
+        optimal = C.ceiling(law, n, ALPHA)
+        ceiling = optimal["value"]
         p0, p1 = categories(law)
         rng = np.random.default_rng([args.seed, list(C.CASES).index(name)])
-        strategies = {}
+        runs = {}
         for f in SPLITS:
             for rule in RULES:
-                strategies[f"split {f:g} {rule}"] = split_tester(p0, p1, n, f, rule, rng, args.repeats)
+                runs[f"split {f:g} {rule}"] = split_tester(p0, p1, n, f, rule, rng, args.repeats)
         for f in LOCAL_SPLITS:
             for h, ratio in LOCAL_GRIDS:
-                strategies[f"split {f:g} + local grid h={h} r={ratio:.3g}"] = split_tester(
+                runs[f"split {f:g} + local grid h={h} r={ratio:.3g}"] = split_tester(
                     p0, p1, n, f, "pessimistic 1", rng, args.repeats, (h, ratio))
         for ratio in GRIDS:
-            value, k = grid_tester(p0, p1, n, ratio, rng, args.repeats)
-            strategies[f"grid {ratio:.3g} (K={k})"] = value
+            values, k = grid_tester(p0, p1, n, ratio, rng, args.repeats)
+            runs[f"grid {ratio:.3g} (K={k})"] = values
+        strategies = {key: float(np.median(values)) for key, values in runs.items()}
+        passing = {key: pass_probability(values, ceiling) for key, values in runs.items()}
         best = max(strategies, key=strategies.get)
         learned = {}
         patterns = pattern_law(name)
@@ -280,10 +310,12 @@ def main() -> None:
             for f in SPLITS:
                 for rule in RULES:
                     for held_out in (False, True):
-                        learned[f"values split {f:g} {rule}{' held-out sizing' if held_out else ''}"] = values_tester(
-                            *patterns, n, f, rule, rng, args.repeats, held_out)
+                        learned[f"values split {f:g} {rule}{' held-out sizing' if held_out else ''}"] = float(
+                            np.median(values_tester(*patterns, n, f, rule, rng, args.repeats, held_out)))
+        handed = handed_event(optimal["P_a"], optimal["P_b"], n, rng, HANDED_REPEATS)
         row = {"mechanism": name, "ceiling": ceiling, "oracle_best": strategies[best], "oracle_strategy": best,
                "oracle_over_ceiling": strategies[best] / ceiling, "strategies": strategies,
+               "pass_probability": passing, "handed_event_pass": pass_probability(handed, ceiling),
                "ceiling_of_merged_law": merged_ceiling(p0, p1, n),
                "values_tester": learned and {"best": max(learned.values()), "strategy": max(learned, key=learned.get),
                                              "over_ceiling": max(learned.values()) / ceiling, "strategies": learned},
@@ -295,29 +327,57 @@ def main() -> None:
               f"({strategies[best] / ceiling:.2f} x, {best}) [{row['seconds']:.0f} s]", flush=True)
         write_text_atomic(out / "selection_limit.json", to_json({
             "samples_per_side": n, "alpha": ALPHA, "repeats": args.repeats, "seed": args.seed,
-            "rows": rows, "uniform": uniform(rows)}, indent=2) + "\n")
+            "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows)}, indent=2) + "\n")
         write_text_atomic(out / "selection_limit.md", markdown(rows, n))
+    every = handed_everywhere(table, n, args.seed)
+    write_text_atomic(out / "selection_limit.json", to_json({
+        "samples_per_side": n, "alpha": ALPHA, "repeats": args.repeats, "seed": args.seed,
+        "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows), "handed_event": every}, indent=2) + "\n")
+    write_text_atomic(out / "selection_limit.md", markdown(rows, n, every))
+
+
+def handed_everywhere(table: dict, n: int, seed: int) -> dict:
+    """The tester handed the optimal event, on every mechanism of ``dpsniper_ceiling.CASES``: per mechanism
+    the probability that the median of SEEDS runs reaches TARGET x the ceiling, and the probability that
+    it does on all of them at once (the runs of different mechanisms are independent)."""
+    passing = {}
+    for index, (name, (_, pair, _, _)) in enumerate(C.CASES.items()):
+        optimal = C.ceiling(table[name](*getattr(C.M, pair)()).law, n, ALPHA)
+        rng = np.random.default_rng([seed, index, 1])
+        passing[name] = pass_probability(handed_event(optimal["P_a"], optimal["P_b"], n, rng, HANDED_REPEATS),
+                                         optimal["value"])
+    return {"repeats": HANDED_REPEATS, "pass_probability": passing, "all_pass": math.prod(passing.values())}
 
 
 def uniform(rows: list[dict]) -> dict:
     """Every strategy run on all ``rows`` as one rule for all of them: its ratio to the ceiling per
     mechanism, the worst, and the mechanisms below 0.9 x; with the best rule by its worst ratio and
     the one that reaches 0.9 x on the most mechanisms."""
-    ratios = [{re.sub(r" \(K=\d+\)$", "", k): v / row["ceiling"] for k, v in row["strategies"].items()} for row in rows]
+    ratios = [{_rule(k): v / row["ceiling"] for k, v in row["strategies"].items()} for row in rows]
+    passing = [{_rule(k): v for k, v in row["pass_probability"].items()} for row in rows]
     names = [k for k in ratios[0] if all(k in r for r in ratios)]
     rules = {k: {"ratios": {row["mechanism"]: r[k] for row, r in zip(rows, ratios)},
                  "worst": min(r[k] for r in ratios),
-                 "short": [row["mechanism"] for row, r in zip(rows, ratios) if r[k] < 0.9]} for k in names}
+                 "short": [row["mechanism"] for row, r in zip(rows, ratios) if r[k] < TARGET],
+                 "all_pass": math.prod(q[k] for q in passing)} for k in names}
     return {"mechanisms": [row["mechanism"] for row in rows], "rules": rules,
             "best_worst_case": max(rules, key=lambda k: rules[k]["worst"]),
-            "most_reached": min(rules, key=lambda k: (len(rules[k]["short"]), -rules[k]["worst"]))}
+            "most_reached": min(rules, key=lambda k: (len(rules[k]["short"]), -rules[k]["worst"])),
+            "most_likely": max(rules, key=lambda k: rules[k]["all_pass"]),
+            "all_pass_best_per_mechanism": math.prod(max(q.values()) for q in passing)}
 
 
-def markdown(rows: list[dict], n: int) -> str:
+def _rule(strategy: str) -> str:
+    """A strategy's name without a grid's K (which the law fixes): the same rule on every mechanism."""
+    return re.sub(r" \(K=\d+\)$", "", strategy)
+
+
+def markdown(rows: list[dict], n: int, handed: dict | None = None) -> str:
     lines = [f"| mechanism | ceiling ({n:.0e}/side, 95 %) | oracle-ordering tester: best of all strategies | / ceiling "
              "| its strategy | best split | best no-split grid | values tester (order learned) / ceiling "
-             f"| ours (median of {rows[0].get('ours_seeds', 'n/a')} seeds) / ceiling |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             f"| ours (median of {rows[0].get('ours_seeds', 'n/a')} seeds) / ceiling "
+             f"| P(median of {SEEDS} >= {TARGET:g} x): handed event, oracle's likeliest rule |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         s = row["strategies"]
         split = max((k for k in s if k.startswith("split") and "local" not in k), key=s.get)
@@ -325,9 +385,11 @@ def markdown(rows: list[dict], n: int) -> str:
         ours = f"{row['ours'] / row['ceiling']:.2f}" if row.get("ours") is not None else "n/a"
         learned = row.get("values_tester")
         values = f"{learned['over_ceiling']:.2f} ({learned['strategy']})" if learned else "n/a (not a pattern output)"
+        likeliest = max(row["pass_probability"], key=row["pass_probability"].get)
         lines.append(f"| {row['mechanism']} | {row['ceiling']:.4f} | {row['oracle_best']:.4f} | "
                      f"{row['oracle_over_ceiling']:.2f} | {row['oracle_strategy']} | {s[split]:.4f} ({split}) | "
-                     f"{s[grid]:.4f} ({grid}) | {values} | {ours} |")
+                     f"{s[grid]:.4f} ({grid}) | {values} | {ours} | {row['handed_event_pass']:.3f}, "
+                     f"{row['pass_probability'][likeliest]:.3f} ({likeliest}) |")
     rules = uniform(rows)
     lines.append("")
     lines.append(f"One rule for all {len(rows)} mechanisms (the oracle-ordering tester, {len(rules['rules'])} rules):")
@@ -338,6 +400,20 @@ def markdown(rows: list[dict], n: int) -> str:
                      + ", ".join(f"{m} {rule['ratios'][m]:.3f}" for m in rule["short"]))
     reached = [k for k, rule in rules["rules"].items() if not rule["short"]]
     lines.append(f"* rules at 0.9 x on all of them: {', '.join(reached) if reached else 'none'}")
+    likely = rules["most_likely"]
+    lines += ["", f"How likely a tester is to meet the acceptance (the median of {SEEDS} seeds >= {TARGET:g} x the "
+              f"ceiling) on all {len(rows)} at once (runs independent, so the product of the per-mechanism chances):",
+              f"* the oracle-ordering tester with one rule, the likeliest: `{likely}`, "
+              f"{rules['rules'][likely]['all_pass']:.3g}",
+              f"* the oracle-ordering tester with the likeliest rule for each mechanism, chosen after the fact: "
+              f"{rules['all_pass_best_per_mechanism']:.3g}",
+              f"* the tester handed each optimal event (no selection, all of alpha on it): "
+              f"{math.prod(row['handed_event_pass'] for row in rows):.3g}"]
+    if handed:
+        chances = handed["pass_probability"]
+        below = sorted((q, m) for m, q in chances.items() if q < 0.999)
+        lines.append(f"* the same on all {len(chances)} DP-Sniper mechanisms: {handed['all_pass']:.3g} (below 0.999: "
+                     + ", ".join(f"{m} {q:.3f}" for q, m in below) + ")")
     return "\n".join(lines) + "\n"
 
 
