@@ -1,0 +1,210 @@
+"""Benchmark: the fewest samples per side with which ANY valid sequential test that watches one event
+can flag each broken mechanism, against 1/10 of what the fixed-n audit needs (issue 30, part 3).
+
+``sequential_power.py`` measures our sequential audit against the fixed-n one. This benchmark asks
+whether the issue's target (at most 1/10 of the fixed-n samples) is within reach of any sequential
+test, with an information bound that holds for every test, however it bets or stops.
+
+**The event.** For each broken mechanism of the power test (``BROKEN`` in ``tests/test_audit.py``)
+one fixed-n audit at SAMPLES per side (seed SEED, none of ``sequential_power.py``'s seeds) chooses
+its candidate events; each candidate's counts on the bounding split (samples drawn after the event
+was fixed) estimate its probabilities p_0, p_1 under the two datasets without selection bias. Of
+the candidates, the one with the largest KL* below (the most informative for a test) is kept.
+
+**The bound.** A test that watches the event sees, for each sample pair i, A_i = 1[X_i in E] and
+B_i = 1[Y_i in E]. Every law (q_0, q_1) of these indicators with
+
+    q_a <= e^ε q_b + δ and 1 - q_a <= e^ε (1 - q_b) + δ, for (a, b) = (0, 1) and (1, 0),
+
+is that of an (ε, δ)-DP mechanism (the one that releases only 1[output in E]), so a valid test
+rejects with probability at most α = 1 - confidence under it. Suppose a test rejects by time m
+with probability at least 1/2 under the true law P. Stopped at τ ∧ m, the laws of what it has seen
+differ in Kullback-Leibler divergence by E_P[τ ∧ m] KL(P || Q) <= m KL(P || Q) (Wald's identity; KL
+per sample pair: kl(p_0 || q_0) + kl(p_1 || q_1)), and by data processing this is at least
+kl(1/2 || α), the divergence of the two decisions. So for every null law Q
+
+    m >= kl(1/2 || α) / KL(P || Q),    and best:    m >= kl(1/2 || α) / KL*,   KL* = min over Q.
+
+That is the fewest samples per side by which a level-α sequential test on this event flags with
+probability 1/2 (the median of its stopping time, as the benchmark takes medians over seeds).
+KL* is found with SLSQP over the four linear constraints and checked on a 2001 x 2001 grid.
+
+Beside it: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
+on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
+what a fixed-n test handed the event needs. And the fixed-n audit's recorded need (median over the
+seeds of ``sequential_power.json``, selection and multiplicity included) and 1/10 of it.
+
+**What it covers.** Tests that watch this one event, handed to them with its probabilities known.
+A test that watches the whole output, or several events, can see more (KL of the whole output law is
+at least the event's), so this is not a bound on every test; it says how far from 1/10 betting on
+the audit's own best event must be, even before any of it is learnt.
+
+    python benchmarks/sequential_limit.py [--samples 100000] [--out DIR]
+
+writes DIR/sequential_limit.json and .md (default DIR benchmarks/out).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy import optimize
+
+from admmcheck.audit.estimators import cp_lower, cp_upper
+from admmcheck.output import output_folder, to_json, write_text_atomic
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from sequential_power import CONFIDENCE, SIZES, TARGET, _audit  # noqa: E402  (one definition of the audits)
+
+SAMPLES = 100_000
+SEED = 0
+
+
+def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
+    """kl(Bernoulli(p) || Bernoulli(q)), elementwise (0 log 0 = 0; inf where q puts 0 on what p does not)."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
+        second = np.where(p < 1, (1 - p) * (np.log1p(-p) - np.log1p(-q)), 0.0)
+    return first + second
+
+
+def null_constraints(epsilon: float, delta: float) -> list[tuple[np.ndarray, float]]:
+    """(w, c) with w·q <= c for every constraint of an (ε, δ)-DP law of one event's indicators (module docstring)."""
+    e = math.exp(epsilon)
+    return [(np.array([1.0, -e]), delta), (np.array([-e, 1.0]), delta),  # q_0 <= e q_1 + δ, q_1 <= e q_0 + δ
+            (np.array([-1.0, e]), e - 1 + delta), (np.array([e, -1.0]), e - 1 + delta)]  # the complements
+
+
+def nearest_null(p: tuple[float, float], epsilon: float, delta: float) -> tuple[float, tuple[float, float]]:
+    """(KL*, Q): the smallest kl(p_0 || q_0) + kl(p_1 || q_1) over the DP laws Q of the event, and where.
+    SLSQP from the pooled point (always a DP law), checked against a 2001 x 2001 grid."""
+    constraints = null_constraints(epsilon, delta)
+    inside = [{"type": "ineq", "fun": lambda q, w=w, c=c: c - w @ q} for w, c in constraints]
+    edge = 1e-12
+
+    def divergence(q):
+        return float(kl(p[0], q[0]) + kl(p[1], q[1]))
+
+    start = np.full(2, min(max((p[0] + p[1]) / 2, edge), 1 - edge))
+    found = optimize.minimize(divergence, start, method="SLSQP", bounds=[(edge, 1 - edge)] * 2, constraints=inside,
+                              options={"ftol": 1e-15, "maxiter": 500})
+    q = np.clip(found.x, edge, 1 - edge)
+    if any(w @ q > c + 1e-9 for w, c in constraints):
+        raise RuntimeError(f"SLSQP left the null set for p = {p}: {q}")
+    grid = np.linspace(edge, 1 - edge, 2001)
+    g0, g1 = np.meshgrid(grid, grid, indexing="ij")
+    feasible = np.ones(g0.shape, bool)
+    for w, c in constraints:
+        feasible &= w[0] * g0 + w[1] * g1 <= c
+    coarse = float(np.min(np.where(feasible, kl(p[0], g0) + kl(p[1], g1), np.inf)))
+    value = divergence(q)
+    if coarse < value * (1 - 1e-6) - 1e-12:  # the grid found a nearer DP law: SLSQP stopped short
+        raise RuntimeError(f"KL* for p = {p}: SLSQP {value}, grid {coarse}")
+    return value, (float(q[0]), float(q[1]))
+
+
+def handed_fixed_n(p_a: float, p_b: float, epsilon: float, delta: float, alpha: float, most: int = 10**9) -> int | None:
+    """The smallest n per side at which the event's Clopper-Pearson bound at its expected counts
+    (alpha/2 a side) exceeds ``epsilon`` (None: not below ``most``): bisection, the bound rising with n."""
+    def refutes(n: int) -> bool:
+        lower = cp_lower(n * p_a, n, alpha / 2) - delta
+        return bool(lower > 0 and math.log(lower / cp_upper(n * p_b, n, alpha / 2)) > epsilon)
+
+    if not refutes(most):
+        return None
+    low, high = 1, most
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if refutes(middle) else (middle, high)
+    return high
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=int, default=SAMPLES)
+    parser.add_argument("--out", default=str(HERE / "out"))
+    args = parser.parse_args()
+    out = output_folder(args.out, "--out")
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    from test_audit import BROKEN  # the power test's list: one source of truth
+
+    recorded = HERE / "results" / "sequential_power.json"
+    power = {row["mechanism"]: row for row in json.loads(recorded.read_text())["rows"]} if recorded.exists() else {}
+    alpha = 1 - CONFIDENCE
+    decisions = float(kl(0.5, alpha))  # kl(1/2 || alpha): what a test flagging half the time must see
+    rows = []
+    for mechanism, neighbours, epsilon, delta, _ in BROKEN:
+        started = time.perf_counter()
+        result = _audit(mechanism, neighbours, epsilon, delta, samples=args.samples, seed=SEED)
+        best = None
+        for candidate in result.candidates:
+            p = tuple(count / n for count, n in zip(candidate["counts"], candidate["n"]))
+            divergence, nearest = nearest_null(p, epsilon, delta)
+            if best is None or divergence > best["kl_star"]:
+                best = {"event": candidate["event"], "family": candidate["family"], "p": list(p),
+                        "bounding_counts": candidate["counts"], "kl_star": divergence, "nearest_null": list(nearest)}
+        a = int(best["p"][1] > best["p"][0])
+        floor = decisions / best["kl_star"] if best["kl_star"] > 0 else math.inf
+        fixed = power.get(mechanism, {}).get("fixed_n_median")
+        used = power.get(mechanism, {}).get("sequential_median")
+        row = {"mechanism": mechanism, "claim": [epsilon, delta], **best,
+               "sequential_floor": floor,
+               "handed_fixed_n": handed_fixed_n(best["p"][a], best["p"][1 - a], epsilon, delta, alpha),
+               "fixed_n_median": fixed, "one_tenth": None if fixed is None else TARGET * fixed,
+               "sequential_median": used,
+               "one_tenth_excluded": None if fixed is None else bool(floor > TARGET * fixed),
+               "seconds": time.perf_counter() - started}
+        rows.append(row)
+        print(_line(row), flush=True)
+    write_text_atomic(out / "sequential_limit.json", to_json({
+        "samples_per_side": args.samples, "seed": SEED, "confidence": CONFIDENCE, "decisions_kl": decisions,
+        "rows": rows}, indent=2) + "\n")
+    write_text_atomic(out / "sequential_limit.md", markdown(rows, args.samples))
+
+
+def _line(row: dict) -> str:
+    """The table row of one mechanism."""
+    def number(x):
+        return "-" if x is None else ("inf" if x == math.inf else f"{x:.4g}")
+
+    p0, p1 = row["p"]
+    excluded = {None: "-", True: "**yes**", False: "no"}[row["one_tenth_excluded"]]
+    return (f"| {row['mechanism']} | ({row['claim'][0]:g}, {row['claim'][1]:g}) | {row['event'][:60]} | {p0:.4g}, "
+            f"{p1:.4g} | {row['kl_star']:.3g} | {number(row['sequential_floor'])} | {number(row['handed_fixed_n'])} | "
+            f"{number(row['fixed_n_median'])} | {number(row['one_tenth'])} | {number(row['sequential_median'])} | "
+            f"{excluded} |")
+
+
+def markdown(rows: list[dict], samples: int) -> str:
+    lines = [f"Events chosen by one fixed-n audit at {samples} per side (seed {SEED}); probabilities from its bounding "
+             f"counts; {CONFIDENCE:.0%}.", "",
+             "| mechanism | claim (ε, δ) | event (the candidate with the largest KL*) | p_0, p_1 | KL* per pair | "
+             "fewest samples per side for any sequential test on it (median) | handed fixed-n | fixed-n audit needs "
+             "(median, sequential_power) | 1/10 of it | our sequential (median) | 1/10 out of reach on this event |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += [_line(row) for row in rows]
+    out = [r["mechanism"] for r in rows if r["one_tenth_excluded"]]
+    ratios = [r["sequential_floor"] / r["handed_fixed_n"] for r in rows
+              if r["handed_fixed_n"] and math.isfinite(r["sequential_floor"])]
+    lines += ["", f"On {len(out)} of {len(rows)} mechanisms no level-{1 - CONFIDENCE:.2g} sequential test that watches "
+              f"this event can flag by 1/10 of the fixed-n audit's recorded need with probability 1/2"
+              f"{': ' + ', '.join(out) if out else ''}. The floor is {min(ratios):.2f} to {max(ratios):.2f} times "
+              f"the handed fixed-n size (the smallest fixed n at which the event, handed over, refutes the claim): "
+              f"a sequential test on an event can meet 1/10 of a fixed-n audit's need only where that audit needs "
+              f"at least {10 * min(ratios):.1f} to {10 * max(ratios):.1f} times the handed size (selection, "
+              f"multiplicity, the smallest size an audit accepts: {SIZES[0]}). The floor is generous to the "
+              f"sequential test, which is handed the event and its probabilities here; it does not bound a test "
+              f"that watches the whole output or several events."]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
