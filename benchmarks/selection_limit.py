@@ -281,6 +281,7 @@ def main() -> None:
         recorded = json.loads(compare.read_text())
         ours, seeds = {row["mechanism"]: row for row in recorded["rows"]}, len(recorded["seeds"])
     rows, n = [], args.samples
+    every = handed_everywhere(table, n, args.seed)
     for name in args.names.split(","):
         start = time.perf_counter()
         mechanism, pair, _, _ = C.CASES[name]
@@ -312,10 +313,9 @@ def main() -> None:
                     for held_out in (False, True):
                         learned[f"values split {f:g} {rule}{' held-out sizing' if held_out else ''}"] = float(
                             np.median(values_tester(*patterns, n, f, rule, rng, args.repeats, held_out)))
-        handed = handed_event(optimal["P_a"], optimal["P_b"], n, rng, HANDED_REPEATS)
         row = {"mechanism": name, "ceiling": ceiling, "oracle_best": strategies[best], "oracle_strategy": best,
                "oracle_over_ceiling": strategies[best] / ceiling, "strategies": strategies,
-               "pass_probability": passing, "handed_event_pass": pass_probability(handed, ceiling),
+               "pass_probability": passing, "handed_event_pass": every["pass_probability"][name],
                "ceiling_of_merged_law": merged_ceiling(p0, p1, n),
                "values_tester": learned and {"best": max(learned.values()), "strategy": max(learned, key=learned.get),
                                              "over_ceiling": max(learned.values()) / ceiling, "strategies": learned},
@@ -327,13 +327,9 @@ def main() -> None:
               f"({strategies[best] / ceiling:.2f} x, {best}) [{row['seconds']:.0f} s]", flush=True)
         write_text_atomic(out / "selection_limit.json", to_json({
             "samples_per_side": n, "alpha": ALPHA, "repeats": args.repeats, "seed": args.seed,
-            "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows)}, indent=2) + "\n")
-        write_text_atomic(out / "selection_limit.md", markdown(rows, n))
-    every = handed_everywhere(table, n, args.seed)
-    write_text_atomic(out / "selection_limit.json", to_json({
-        "samples_per_side": n, "alpha": ALPHA, "repeats": args.repeats, "seed": args.seed,
-        "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows), "handed_event": every}, indent=2) + "\n")
-    write_text_atomic(out / "selection_limit.md", markdown(rows, n, every))
+            "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows), "handed_event": every},
+            indent=2) + "\n")
+        write_text_atomic(out / "selection_limit.md", markdown(rows, n, every))
 
 
 def handed_everywhere(table: dict, n: int, seed: int) -> dict:
@@ -372,7 +368,7 @@ def _rule(strategy: str) -> str:
     return re.sub(r" \(K=\d+\)$", "", strategy)
 
 
-def markdown(rows: list[dict], n: int, handed: dict | None = None) -> str:
+def markdown(rows: list[dict], n: int, handed: dict) -> str:
     lines = [f"| mechanism | ceiling ({n:.0e}/side, 95 %) | oracle-ordering tester: best of all strategies | / ceiling "
              "| its strategy | best split | best no-split grid | values tester (order learned) / ceiling "
              f"| ours (median of {rows[0].get('ours_seeds', 'n/a')} seeds) / ceiling "
@@ -409,11 +405,10 @@ def markdown(rows: list[dict], n: int, handed: dict | None = None) -> str:
               f"{rules['all_pass_best_per_mechanism']:.3g}",
               f"* the tester handed each optimal event (no selection, all of alpha on it): "
               f"{math.prod(row['handed_event_pass'] for row in rows):.3g}"]
-    if handed:
-        chances = handed["pass_probability"]
-        below = sorted((q, m) for m, q in chances.items() if q < 0.999)
-        lines.append(f"* the same on all {len(chances)} DP-Sniper mechanisms: {handed['all_pass']:.3g} (below 0.999: "
-                     + ", ".join(f"{m} {q:.3f}" for q, m in below) + ")")
+    chances = handed["pass_probability"]
+    below = sorted((q, m) for m, q in chances.items() if q < 0.999)
+    lines.append(f"* the same on all {len(chances)} DP-Sniper mechanisms: {handed['all_pass']:.3g} (below 0.999: "
+                 + ", ".join(f"{m} {q:.3f}" for q, m in below) + ")")
     return "\n".join(lines) + "\n"
 
 
