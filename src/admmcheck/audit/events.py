@@ -49,7 +49,6 @@ DISCRETE_LIMIT = 2000
 CLASSIFIER_SAMPLES = 100_000
 CLASSIFIER_FEATURES = 32  # the classifier sees at most this many coordinates (those whose laws differ most)
 ADDITIVE_BINS = 10  # quantile bins per coordinate of the finer additive scores
-SIGN_BINS = 2  # the coarser additive scores: their threshold is chosen on the whole selection split (_code_events)
 MANY_VALUES = 64  # discrete outputs with more distinct values also get the learned families
 PESSIMISM = 0.16  # one-sigma one-sided bounds on the selection split
 PLUG_IN = 0.5  # the median: the frequencies themselves (the top event's second threshold, candidate_events)
@@ -416,13 +415,7 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
 def _code_events(family: str, selection: Selection, fits: list[Callable]) -> list[Event]:
     """Additive scores sum_j f_j(x_j) (:mod:`admmcheck.audit.additive`): each of ``fits`` makes the one-hot
     codes (from the pooled fitting samples and the columns to use), whose logistic weights are the f_j,
-    fitted on the first :func:`_fitted` samples of each side; the threshold is chosen on the rest, or, for
-    codes of SIGN_BINS bins (a sign per coordinate and its atoms: a few weights per coordinate), on the whole
-    selection split, as the projection family's linear fits are: their in-sample optimism is small, and a
-    rare event's threshold is found more often on all the samples. Measured (DP-Sniper's PrefixSum, 10⁶ per
-    side, seeds 0-2: the optimal event is the all-positive atom of the whitened sign score, probability
-    1.4e-3): 0.86, 0.88, 0.89 of the ceiling with the threshold chosen on the rest, 0.88, 0.97, 0.90 on all;
-    doing the same for the 10-bin scores lost LaplaceParallel's seed 2 (0.94 to 0.73) to a spurious event."""
+    fitted on the first :func:`_fitted` samples of each side; the threshold is chosen on the rest."""
     from sklearn.linear_model import LogisticRegression
 
     s0, s1 = selection.s0, selection.s1
@@ -432,10 +425,8 @@ def _code_events(family: str, selection: Selection, fits: list[Callable]) -> lis
     for fit in fits:
         codes = fit(pooled, columns)
         weights = LogisticRegression(max_iter=1000).fit(codes.features(pooled), np.repeat([0, 1], m)).coef_[0]
-        start = 0 if codes.bins == SIGN_BINS else m
         events.append(_threshold_event(family, f"additive score ({codes.describe()})",
-                                       lambda x, c=codes, w=weights: c.score(x, w), s0[start:], s1[start:],
-                                       selection.sizes, start))
+                                       lambda x, c=codes, w=weights: c.score(x, w), s0[m:], s1[m:], selection.sizes, m))
     return events
 
 
@@ -447,7 +438,7 @@ def _additive_events(selection: Selection) -> list[Event]:
     whitened = (False, True) if selection.mixed is None else (False,)
     return _code_events("additive", selection, [lambda pooled, columns, b=bins, w=whiten:
                                                 CoordinateCodes.fit(pooled, columns, b, w)
-                                                for whiten in whitened for bins in (SIGN_BINS, ADDITIVE_BINS)])
+                                                for whiten in whitened for bins in (2, ADDITIVE_BINS)])
 
 
 def _shared_events(selection: Selection) -> list[Event]:
@@ -455,7 +446,7 @@ def _shared_events(selection: Selection) -> list[Event]:
     coordinates (those whose laws differ most): on a 500-number release the histogram of every coordinate
     of every sample was most of the audit's time."""
     return _code_events("shared", selection, [lambda pooled, columns, b=bins: SharedCodes.fit(pooled, columns, b)
-                                              for bins in (SIGN_BINS, ADDITIVE_BINS)])
+                                              for bins in (2, ADDITIVE_BINS)])
 
 
 def _classifier_events(selection: Selection) -> list[Event]:
@@ -689,8 +680,8 @@ register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.siz
 register_family(Family("projection", 1, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
 register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job
-register_family(Family("additive", 2, lambda c: _additive_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
-register_family(Family("shared", 3, lambda c: _shared_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+register_family(Family("additive", 1, lambda c: _additive_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+register_family(Family("shared", 2, lambda c: _shared_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("classifier", 2, lambda c: _classifier_events(c) if c.continuous else []))
 register_family(Family("coordinate", 1, _coordinate_family))
 
