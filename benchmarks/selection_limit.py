@@ -325,11 +325,12 @@ def main() -> None:
         rows.append(row)
         print(f"{name}: ceiling {ceiling:.4f}, oracle-ordering best {strategies[best]:.4f} "
               f"({strategies[best] / ceiling:.2f} x, {best}) [{row['seconds']:.0f} s]", flush=True)
+        rules = uniform(rows)
         write_text_atomic(out / "selection_limit.json", to_json({
             "samples_per_side": n, "alpha": ALPHA, "repeats": args.repeats, "seed": args.seed,
-            "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": uniform(rows), "handed_event": every},
+            "target": TARGET, "seeds": SEEDS, "rows": rows, "uniform": rules, "handed_event": every},
             indent=2) + "\n")
-        write_text_atomic(out / "selection_limit.md", markdown(rows, n, every))
+        write_text_atomic(out / "selection_limit.md", markdown(rows, n, rules, every))
 
 
 def handed_everywhere(table: dict, n: int, seed: int) -> dict:
@@ -368,7 +369,9 @@ def _rule(strategy: str) -> str:
     return re.sub(r" \(K=\d+\)$", "", strategy)
 
 
-def markdown(rows: list[dict], n: int, handed: dict) -> str:
+def markdown(rows: list[dict], n: int, rules: dict, handed: dict) -> str:
+    """The table, the one-rule lines (``rules``: :func:`uniform` of ``rows``) and the chances of meeting the
+    acceptance (``handed``: :func:`handed_everywhere`)."""
     lines = [f"| mechanism | ceiling ({n:.0e}/side, 95 %) | oracle-ordering tester: best of all strategies | / ceiling "
              "| its strategy | best split | best no-split grid | values tester (order learned) / ceiling "
              f"| ours (median of {rows[0].get('ours_seeds', 'n/a')} seeds) / ceiling "
@@ -386,7 +389,6 @@ def markdown(rows: list[dict], n: int, handed: dict) -> str:
                      f"{row['oracle_over_ceiling']:.2f} | {row['oracle_strategy']} | {s[split]:.4f} ({split}) | "
                      f"{s[grid]:.4f} ({grid}) | {values} | {ours} | {row['handed_event_pass']:.3f}, "
                      f"{row['pass_probability'][likeliest]:.3f} ({likeliest}) |")
-    rules = uniform(rows)
     lines.append("")
     lines.append(f"One rule for all {len(rows)} mechanisms (the oracle-ordering tester, {len(rules['rules'])} rules):")
     for label, key in (("best by its worst case", "best_worst_case"), ("at 0.9 x on the most", "most_reached")):

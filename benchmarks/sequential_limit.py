@@ -54,9 +54,9 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, special
 
-from admmcheck.audit.estimators import cp_lower, cp_upper
+from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -68,12 +68,9 @@ SEED = 0
 
 
 def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
-    """kl(Bernoulli(p) || Bernoulli(q)), elementwise (0 log 0 = 0; inf where q puts 0 on what p does not)."""
+    """kl(Bernoulli(p) || Bernoulli(q)), elementwise (scipy's relative entropy of both outcomes)."""
     p, q = np.asarray(p, float), np.asarray(q, float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        first = np.where(p > 0, p * (np.log(p) - np.log(q)), 0.0)
-        second = np.where(p < 1, (1 - p) * (np.log1p(-p) - np.log1p(-q)), 0.0)
-    return first + second
+    return special.rel_entr(p, q) + special.rel_entr(1 - p, 1 - q)
 
 
 def null_constraints(epsilon: float, delta: float) -> list[tuple[np.ndarray, float]]:
@@ -115,8 +112,7 @@ def handed_fixed_n(p_a: float, p_b: float, epsilon: float, delta: float, alpha: 
     """The smallest n per side at which the event's Clopper-Pearson bound at its expected counts
     (alpha/2 a side) exceeds ``epsilon`` (None: not below ``most``): bisection, the bound rising with n."""
     def refutes(n: int) -> bool:
-        lower = cp_lower(n * p_a, n, alpha / 2) - delta
-        return bool(lower > 0 and math.log(lower / cp_upper(n * p_b, n, alpha / 2)) > epsilon)
+        return bool(epsilon_bound(cp_lower(n * p_a, n, alpha / 2), cp_upper(n * p_b, n, alpha / 2), delta) > epsilon)
 
     if not refutes(most):
         return None

@@ -328,12 +328,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     outcome = _bound(chosen, counts, claim, alpha, selection, complete)
     outcome["leak_floor"] = _leak_floor(outcome, claim)
     if outcome["verdict"] == "no-violation-found":
-        floor = outcome["leak_floor"]
-        rarer = (f"a leak confined to events of probability below {floor['probability']:.2g} under one dataset (never "
-                 "given by the other) would not be refuted at its expected count" if floor["probability"] < 1 else
-                 "no event, however likely under one dataset and never given by the other, could refute the claim")
-        outcome["notes"] += (f"{rarer} with {floor['bounding_samples']} bounding samples per side, even one known in "
-                             "advance at this audit's best level: rarer leaks need more samples",)
+        outcome["notes"] += (_leak_note(outcome["leak_floor"]),)
     outcome["curve"] = bound_curve(curve_sets, claim, confidence)
     outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
@@ -357,6 +352,15 @@ def _leak_floor(outcome: dict[str, Any], claim: PrivacyClaim) -> dict[str, objec
             "level": level, "meaning": "the smallest probability an event must have under one dataset, with "
             "probability 0 under the other, to refute the claim at its expected count with this many bounding "
             "samples per side at this level; a leak confined to rarer events cannot be refuted by this audit"}
+
+
+def _leak_note(floor: dict[str, object]) -> str:
+    """What a "no violation found" cannot speak for: leaks rarer than the audit's :func:`_leak_floor`."""
+    rarer = (f"a leak confined to events of probability below {floor['probability']:.2g} under one dataset (never "
+             "given by the other) would not be refuted at its expected count" if floor["probability"] < 1 else
+             "no event, however likely under one dataset and never given by the other, could refute the claim")
+    return (f"{rarer} with {floor['bounding_samples']} bounding samples per side, even one known in advance at this "
+            "audit's best level: rarer leaks need more samples")
 
 
 def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,
