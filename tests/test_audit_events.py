@@ -79,7 +79,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
 
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
                                                  "additive", "shared", "classifier", "coordinate"]
-    changed_in_issue_30 = ("values", "classifier", "shared")
+    changed_in_issue_30 = ("values", "support", "classifier", "shared")
     assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
                                          for f in events.FAMILIES) + ";candidates:3"
     with pytest.raises(ValueError, match="registered already"):
@@ -94,11 +94,25 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     first = run()
     assert run().epsilon_lower_bound == first.epsilon_lower_bound  # the same families: the counts are reused
     changed = list(events.FAMILIES)
-    changed[2] = replace(changed[2], version=2)  # as if the support family's events had changed
+    changed[2] = replace(changed[2], version=3)  # as if the support family's events had changed
     monkeypatch.setattr(events, "FAMILIES", changed)
-    assert "support:2" in events.identity()
+    assert "support:3" in events.identity()
     with pytest.raises(Exception, match="belongs to another audit"):
         run()
+
+
+def test_a_support_is_proposed_only_where_the_samples_could_have_spanned_more():
+    """n points always lie in an (n - 1)-dimensional affine set: on 8 samples of a 10-number Gaussian
+    output that is no evidence of a smaller support (no event), on 8 samples of a plane in 10 numbers it is."""
+    rng = np.random.default_rng(3)
+    sizes = SelectionSizes((8, 8), (100, 100), 0.05, 0.0)
+    full = (rng.normal(size=(8, 10)), rng.normal(size=(8, 10)))
+    assert [e for e in candidate_events(*full, _Layout(), sizes) if e.family == "support"] == []
+    basis = rng.normal(size=(2, 10))
+    plane = (rng.normal(size=(8, 2)) @ basis, rng.normal(size=(8, 10)))
+    found = [e for e in candidate_events(*plane, _Layout(), sizes) if e.family == "support"]
+    assert [e.numerator for e in found] == [1] and "2-dimensional affine support of the d0" in found[0].description
+    assert found[0].indicator(plane[1]).all() and not found[0].indicator(plane[0]).any()
 
 
 def test_whitening_a_prefix_sum_recovers_its_increments():

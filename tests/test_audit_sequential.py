@@ -109,6 +109,44 @@ def test_a_bet_is_tuned_to_the_set_that_grows_fastest_and_staked_at_half_the_bes
     assert float(bet(0.45, 0.1, 1.0, 0.0, cap)[1]) < tuned.growth < float(best[1])  # pessimistic, still ahead
 
 
+def test_a_sure_win_is_staked_whole_and_a_fitted_separation_is_not():
+    """Eight samples a side, every d1 sample in the event and no d0 sample: on an event of an output d0
+    never gives (the support family) the stake maximises the growth under the add-1/2 law (a grid search
+    here), which at epsilon = 1 is the largest stake; the same counts on a score fitted to the samples
+    (a projection) are staked at half the plug-in optimum, as any other bet."""
+    x = (np.zeros((8, 1)), np.ones((8, 1)))
+    cap = CAUTION / math.e
+    law = np.array([(0.5 / 9) * (8.5 / 9), (0.5 / 9) ** 2, (8.5 / 9) ** 2, (8.5 / 9) * (0.5 / 9)])  # (A, B)
+    grid = np.linspace(0, cap, 100_001)
+    best = grid[np.argmax(np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :]) @ law)]
+    assert best == pytest.approx(cap)
+    for family, stake, sure in (("support", best, True), ("projection", 0.5 * cap, False)):
+        event = Event(family, "x > 0.5", 1, lambda v: v[:, 0], 0.5, True)
+        tuned = tuned_bet(event, x, PrivacyClaim(1.0), cap)
+        assert tuned.sure is sure and tuned.stake == pytest.approx(stake, abs=1e-6)
+        assert tuned.event.indicator(x[1]).all() and not tuned.event.indicator(x[0]).any()
+    mixed = (np.zeros((8, 1)), np.r_[np.ones(7), 0.0][:, None])  # one d1 sample outside: not sure
+    assert not tuned_bet(Event("support", "x > 0.5", 1, lambda v: v[:, 0], 0.5, True), mixed, PrivacyClaim(1.0),
+                         cap).sure
+
+
+def test_noise_reused_is_refuted_within_20_samples_and_the_second_look_bets_only_sure_wins():
+    """admm_noise_reused releases (x + e, 2x + e): its d0 outputs lie on the line y = x, its d1 outputs on
+    y = x + 1. Events are chosen on 8 samples a side; from the 9th pair on each bet on the support
+    multiplies the wealth by 1 + 0.9/e per pair, and (1 + 0.9/e)^12 >= 20 > (1 + 0.9/e)^9."""
+    assert (1 + CAUTION / math.e) ** 12 >= 20 > (1 + CAUTION / math.e) ** 9
+    assert look_sizes(1_000)[:3] == [8, 12, 30]
+    result = audit(Source(f"{MECHANISMS}:admm_noise_reused"), Source(f"{MECHANISMS}:scalar_pair"),
+                   PrivacyClaim(1.0), samples=1_000, sequential=True, seed=4, workers=1)
+    assert result.verdict == "violation" and result.sequential["samples_used"] == [20, 20]
+    looks = result.sequential["looks"]
+    assert [look["samples"] for look in looks] == [8, 20] and result.sequential["e_value"] >= 20
+    assert looks[1]["bets"] and all(bet["stake"] == pytest.approx(CAUTION / math.e) and "affine support" in bet["event"]
+                                    for bet in looks[1]["bets"])
+    correct = _audit("laplace_vectorised", 200, seed=3, workers=1)
+    assert correct.sequential["looks"][1]["bets"] == []  # a scalar Laplace output has no sure win to bet on
+
+
 def _simulated_rejections(runs: int, peek: bool, seed: int) -> float:
     """Share of ``runs`` simulated audits of one tight event (P_a = e P_b exactly: the claim holds with
     equality) whose wealth ever reaches 1/alpha, with stakes from the frequencies of the earlier looks

@@ -47,6 +47,7 @@ QUANTILES = 400
 TAIL_CUTS = 24  # thresholds among the most extreme scores of each tail (see best_threshold)
 DISCRETE_LIMIT = 2000
 CLASSIFIER_SAMPLES = 100_000
+CLASSIFIER_MIN_FIT = 10  # fewer fitting samples a side: no classifier (its early stopping holds out a tenth)
 CLASSIFIER_FEATURES = 32  # the classifier sees at most this many coordinates (those whose laws differ most)
 ADDITIVE_BINS = 10  # quantile bins per coordinate of the finer additive scores
 MANY_VALUES = 64  # discrete outputs with more distinct values also get the learned families
@@ -290,6 +291,8 @@ def _support_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes) -> li
         null = vectors[:, eigenvalues <= 1e-12 * top]
         if null.shape[1] == 0 and not np.all(np.ptp(inside, axis=0) == 0):
             continue
+        if 0 < null.shape[1] and inside.shape[1] - null.shape[1] >= len(inside) - 1:
+            continue  # n points always span n - 1 dimensions: too few samples to show a smaller support
         if null.shape[1] == 0:
             null = np.eye(inside.shape[1])  # a constant output: every direction is off its support
         tolerance = 1e3 * float(np.max(np.linalg.norm(centred @ null, axis=1))) + 1e-9 * (1 + float(np.max(np.abs(mean))))
@@ -458,6 +461,8 @@ def _classifier_events(selection: Selection) -> list[Event]:
 
     s0, s1, sizes, seed = selection.s0, selection.s1, selection.sizes, selection.seed
     fit, columns = selection.learning  # fit on the first ``fit`` samples, choose the threshold on the rest
+    if fit < CLASSIFIER_MIN_FIT:  # a sequential audit's first looks: too few to fit, or to stop early on
+        return []
     narrow = len(columns) == s0.shape[1]
     # early stopping on a tenth of the fitting samples: as many trees as the data supports (a handful
     # where the laws do not differ), since every tree is paid again on each bounding sample
@@ -508,7 +513,7 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
         ranked = sorted((e for e in events if np.isfinite(e.predicted_epsilon)), key=lambda e: -e.predicted_epsilon)
         chosen.extend(ranked[:per_family])
     chosen.sort(key=lambda e: -e.predicted_epsilon)
-    if not chosen:  # nothing predicts a bound: keep one event so the audit still reports counts
+    if not chosen and "coordinate" in families:  # nothing predicts a bound: keep one event so the audit reports counts
         chosen = [families["coordinate"][0]]
     chosen = chosen[:most]
     variant = plug_in_variant(chosen[0], s0, s1, sizes) if plug_in and most > 1 else None
@@ -676,7 +681,7 @@ def _coordinate_family(selection: Selection) -> list[Event]:
 register_family(Family("structure", 1, lambda c: _structure_events(c.s0, c.s1, c.kinds, c.sizes) if c.kinds else []))
 register_family(Family("values", 2, lambda c: [] if c.discrete is None else _value_events(c.s0, c.s1, *c.discrete,
                                                                                         c.sizes)))
-register_family(Family("support", 1, lambda c: _support_events(c.s0, c.s1, c.sizes)))
+register_family(Family("support", 2, lambda c: _support_events(c.s0, c.s1, c.sizes)))
 register_family(Family("projection", 1, lambda c: _linear_events(c.s0, c.s1, c.sizes, c.seed) if c.continuous else []))
 register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job

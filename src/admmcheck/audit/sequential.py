@@ -1,8 +1,8 @@
 """Sequential, anytime-valid audits: testing by betting (an e-process).
 
 ``audit(..., sequential=True)`` (``admmcheck audit ... --sequential``) draws the samples in looks of
-growing size (:func:`look_sizes`: FIRST_LOOK per side, then GROWTH times more at each look) and
-stops as soon as the claim is refuted, or when ``samples`` per side are spent.
+growing size (:func:`look_sizes`: EARLY_LOOK per side, then up to FIRST_LOOK, then GROWTH times more
+at each look) and stops as soon as the claim is refuted, or when ``samples`` per side are spent.
 
 **Which construction, and why.** Testing by betting, not alpha spending over the looks. Alpha
 spending needs the looks and the spending fixed in advance and, at each look, an event fixed before
@@ -46,6 +46,19 @@ learn from (``Event.learned``), and it is refitted only when the samples have do
 earlier looks only and fixed within a look: predictable. An event without a predicted edge gets
 no stake.
 
+**Sure wins.** Where an event of the families that find outputs one side may never give
+(SURE_FAMILIES: an output kind, an output value, a point off the affine support of the other side's
+outputs) held every sample of side a drawn so far and none of side b, there is no threshold to
+over-estimate (every cut between the sides counts the same), and the half stake would slow the
+commonest bug of private-ADMM code, noise left out or reused, to twice the samples it needs. Such a
+bet is staked at the whole growth-optimal stake under the add-½ (Krichevsky-Trofimov) frequencies
+p_a = (n + ½)/(n + 1), p_b = ½/(n + 1): the largest stake c/(e^ε + δ) at ε = 1 from n = 5 on. A first
+look of EARLY_LOOK (8) per side chooses such bets, and the second look (up to FIRST_LOOK, 20) bets on
+them only (on so few samples a fitted score separates the sides by chance); every other event is chosen
+from FIRST_LOOK samples on, as before. At ε = 1 a sure win multiplies the wealth by 1 + 0.9/e = 1.33
+per sample pair, and 1.33^12 >= 20: the claim is refuted at 20 samples per side
+(``benchmarks/sequential_power.py``: 40 before).
+
 **The ε lower bound.** The same events and stakes are settled at every ε of the grid
 claim·j/GRID, j = 0..GRID. The stakes are below c/(e^claim + δ) <= c/(e^ε + δ), so each W(ε) is
 an e-process under (ε, δ)-DP; and each factor 1 + λZ(ε) is non-increasing in ε (Z is), so W(ε) is
@@ -70,13 +83,16 @@ import numpy as np
 
 from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, point_estimate
-from admmcheck.audit.events import PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events, threshold_counts
+from admmcheck.audit.events import (FAMILIES, PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events,
+                                    threshold_counts)
 from admmcheck.audit.outputs import Block, Encoding, seed_insensitive
 from admmcheck.audit.sampling import Sampler, Task
 from admmcheck.progress import Budget
 
-FIRST_LOOK = 20  # samples per side of the first look: events are chosen on it, nothing is bet on it
-GROWTH = 1.5  # each look draws this many times the samples of the one before
+EARLY_LOOK = 8  # samples per side of the first look: events are chosen on it, nothing is bet on it
+FIRST_LOOK = 20  # the second look ends here; it bets only on sure wins (SURE_FAMILIES, every sample separated)
+GROWTH = 1.5  # each later look draws this many times the samples of the look before (the third: of FIRST_LOOK)
+SURE_FAMILIES = ("structure", "values", "support")  # events of outputs one side may never give
 SLOT_WEIGHTS = (0.5, 0.25, 0.25)  # initial wealth of the bettors on the best, second and third event
 KELLY_FRACTION = 0.5  # the stake is this share of the one that maximises the growth on the plug-in law
 CANDIDATES = 10  # events asked of candidate_events at each look
@@ -84,31 +100,38 @@ CAUTION = 0.9  # c: a stake never exceeds c/(e^ε + δ), so a lost bet keeps at 
 GRID = 20  # the ε lower bound is read on claim·j/GRID, j = 0..GRID
 POOL_NUMBERS = 16_000_000  # at most this many output numbers per side are kept for choosing events
 REFIT = 2  # the classifier family is fitted again when the samples drawn have grown this many times
+MIN_BLOCK = 1  # samples per side of the smallest block (the wealth is checked after each)
 LOOK_BLOCKS = 4  # a look is drawn in about this many blocks per side; the wealth is checked after each
 METHOD = ("testing by betting: the wealth of bettors on events chosen from earlier samples, averaged with fixed "
           "weights, is a nonnegative supermartingale under the claim, so by Ville's inequality it reaches "
           "1/(1 - confidence) with probability <= 1 - confidence whenever the audit stops; no interval is bounded")
 
 
-def look_sizes(samples: int, first: int = FIRST_LOOK, growth: float = GROWTH) -> list[int]:
-    """Samples per side drawn at each look: ``first``, then ``growth`` times the look before, until
-    ``samples`` in all (the last look takes what is left)."""
-    sizes, drawn, size = [], 0, first
+def look_sizes(samples: int, early: int = EARLY_LOOK, first: int = FIRST_LOOK, growth: float = GROWTH) -> list[int]:
+    """Samples per side drawn at each look: ``early``, then the rest of ``first``, then ``growth`` times
+    ``first``, and ``growth`` times the look before at every later look, until ``samples`` in all (the last
+    look takes what is left)."""
+    planned, size, sizes, drawn = [early, first - early], first, [], 0
     while drawn < samples:
-        sizes.append(min(size, samples - drawn))
+        if planned:
+            step = planned.pop(0)
+        else:
+            size = step = math.ceil(size * growth)
+        sizes.append(min(step, samples - drawn))
         drawn += sizes[-1]
-        size = math.ceil(size * growth)
     return sizes
 
 
 @dataclass(frozen=True)
 class Bet:
-    """One slot's bet for one look: ``event`` with stake ``stake``, and the log-growth per sample pair
-    that the plug-in law of :func:`bet` predicts from the samples the event was chosen on."""
+    """One slot's bet for one look: ``event`` with stake ``stake``, the log-growth per sample pair
+    that the plug-in law of :func:`bet` predicts from the samples the event was chosen on, and whether
+    it is a ``sure`` win there (:func:`tuned_bet`)."""
 
     event: Event
     stake: float
     growth: float
+    sure: bool = False
 
 
 def payoffs(epsilon: float | np.ndarray, delta: float) -> np.ndarray:
@@ -160,9 +183,14 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
                 best = (float(growths[k]), float(cuts[k]), above, numerator, counts[numerator][k],
                         counts[1 - numerator][k])
     growth, threshold, above, numerator, count_a, count_b = best
-    stake = KELLY_FRACTION * float(bet(count_a / max(n, 1), count_b / max(n, 1), claim.epsilon, claim.delta, cap)[0])
+    sure = bool(event.family in SURE_FAMILIES and n > 0 and count_a == n and count_b == 0)
+    if sure:  # the add-1/2 law: p_a = (n + 1/2)/(n + 1), p_b = (1/2)/(n + 1), all of the growth-optimal stake
+        stake = float(bet((n + 0.5) / (n + 1), 0.5 / (n + 1), claim.epsilon, claim.delta, cap)[0])
+    else:
+        plug_in = bet(count_a / max(n, 1), count_b / max(n, 1), claim.epsilon, claim.delta, cap)
+        stake = KELLY_FRACTION * float(plug_in[0])
     return Bet(replace(event, threshold=threshold, above=above, numerator=numerator,
-                       description=_described(event, threshold, above, numerator)), stake, growth)
+                       description=_described(event, threshold, above, numerator)), stake, growth, sure)
 
 
 def _described(event: Event, threshold: float, above: bool, numerator: int) -> str:
@@ -220,19 +248,22 @@ class Chooser:
         encoding = Encoding.fit(pool)
         features = (encoding.features(pool[0]), encoding.features(pool[1]))
         kinds = encoding.category_labels() if encoding.categories else None
-        refit = (encoding.layout, kinds) != self.learned_for or n >= REFIT * self.learned_on
+        early = n < FIRST_LOOK
+        refit = not early and ((encoding.layout, kinds) != self.learned_for or n >= REFIT * self.learned_on)
         planned = SelectionSizes((n, n), (remaining, remaining), self.alpha * SLOT_WEIGHTS[0] / 2, claim.delta)
+        skip = (tuple(f.name for f in FAMILIES if f.name not in SURE_FAMILIES) if early
+                else () if refit else ("classifier",))
         events = candidate_events(features[0], features[1], encoding.layout, planned, seed=self.seed,
-                                  most=CANDIDATES, kinds=kinds, skip=() if refit else ("classifier",))
+                                  most=CANDIDATES, kinds=kinds, skip=skip)
         if refit:
             self.learned = [event for event in events if event.family == "classifier"]
             self.learned_on, self.learned_for = n, (encoding.layout, kinds)
-        else:
+        elif not early:
             events += self.learned
         cap = CAUTION / (math.exp(claim.epsilon) + claim.delta)
         bets = [tuned_bet(event, (features[0][event.learned:], features[1][event.learned:]), claim, cap)
                 for event in events]
-        bets.sort(key=lambda b: -b.growth)
+        bets = sorted((b for b in bets if b.sure or not early), key=lambda b: -b.growth)  # early: sure wins only
         self.choice, self.chosen_on = (encoding, bets[:len(SLOT_WEIGHTS)]), n
         return self.choice
 
@@ -286,14 +317,13 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
     chosen: dict[int, tuple[Encoding, list[Bet]]] = {}
     choosers = [Chooser(claim, alpha, seed) for _ in range(pairs)]
     looks: list[dict[str, object]] = []
-    findings: list[str] = []
     drawn, next_block, unseen, complete, refuted = 0, 0, 0, True, False
     for look, size in enumerate(sizes):
         for pair in range(pairs) if look else ():
             pool = tuple(Block.concatenate(side) for side in pools[pair])
             chosen[pair] = choosers[pair].choose(pool, samples - drawn)
         settled = np.zeros((pairs, len(SLOT_WEIGHTS), 4), dtype=np.int64)
-        block = min(block_size, max(FIRST_LOOK, math.ceil(size / LOOK_BLOCKS)))
+        block = min(block_size, max(MIN_BLOCK, math.ceil(size / LOOK_BLOCKS)))
         blocks = math.ceil(size / block)
         tasks = [Task(pair, side, next_block + b, min(block, size - b * block))
                  for b in range(blocks) for pair in range(pairs) for side in (0, 1)]
@@ -325,12 +355,11 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
             if budget.expired():
                 complete = False
                 break
-        if look == 0:
-            for pair in range(pairs):
-                findings.extend(seed_insensitive(tuple(Block.concatenate(side) for side in pools[pair]), pair, pairs))
         looks.append(_look_record(look, drawn, wealth, chosen if look else {}))
         if refuted or not complete:
             break
+    findings = [finding for pair in range(pairs)  # on every sample kept for choosing, not only the first look's
+                for finding in seed_insensitive(tuple(Block.concatenate(side) for side in pools[pair]), pair, pairs)]
     return _outcome(claim, alpha, wealth, chosen, settled, looks, drawn, sizes[0], pools, complete, unseen, findings)
 
 
