@@ -184,11 +184,9 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
                         counts[1 - numerator][k])
     growth, threshold, above, numerator, count_a, count_b = best
     sure = bool(event.family in SURE_FAMILIES and n > 0 and count_a == n and count_b == 0)
-    if sure:  # the add-1/2 law: p_a = (n + 1/2)/(n + 1), p_b = (1/2)/(n + 1), all of the growth-optimal stake
-        stake = float(bet((n + 0.5) / (n + 1), 0.5 / (n + 1), claim.epsilon, claim.delta, cap)[0])
-    else:
-        plug_in = bet(count_a / max(n, 1), count_b / max(n, 1), claim.epsilon, claim.delta, cap)
-        stake = KELLY_FRACTION * float(plug_in[0])
+    # a sure win: all of the growth-optimal stake under the add-1/2 law; any other bet: half of it under the plug-in law
+    law = ((n + 0.5) / (n + 1), 0.5 / (n + 1)) if sure else (count_a / max(n, 1), count_b / max(n, 1))
+    stake = (1.0 if sure else KELLY_FRACTION) * float(bet(*law, claim.epsilon, claim.delta, cap)[0])
     return Bet(replace(event, threshold=threshold, above=above, numerator=numerator,
                        description=_described(event, threshold, above, numerator)), stake, growth, sure)
 
