@@ -12,8 +12,8 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.events import Event
-from admmcheck.audit.sequential import (CAUTION, SLOT_WEIGHTS, Wealth, bet, look_sizes, outcomes, payoffs, settle,
-                                         tuned_bet)
+from admmcheck.audit.sequential import (CAUTION, KELLY_FRACTION, SLOT_WEIGHTS, Wealth, bet, cell_law, joint_bet,
+                                         leg_outcomes, look_sizes, outcomes, paired_bet, payoffs, settle, tuned_bet)
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
@@ -67,7 +67,7 @@ def test_the_wealth_is_the_product_of_the_bets_computed_sample_by_sample():
     for look, stake in enumerate(stakes):  # three looks of 100 pairs, one stake per look
         part = slice(100 * look, 100 * (look + 1))
         features = (x[0][part], x[1][part])
-        wealth.add(0, 0, stake, outcomes(event, features))
+        wealth.add(0, 0, stake, outcomes((event,), features))
         for i in range(100):
             in_a, in_b = float(features[1][i, 0] > 0.8), float(features[0][i, 0] > 0.8)
             for j, e in enumerate(grid):
@@ -84,7 +84,7 @@ def test_the_best_stake_maximises_the_expected_log_growth():
     stake, growth = bet(0.6, 0.1, 1.0, 0.0, cap)
     law = np.array([0.4 * 0.9, 0.4 * 0.1, 0.6 * 0.9, 0.6 * 0.1])
     grid = np.linspace(0, cap, 100_001)
-    values = np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :]) @ law
+    values = np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :, 0]) @ law
     assert float(stake) == pytest.approx(grid[np.argmax(values)], abs=1e-4) and 0 < stake < cap
     assert float(growth) == pytest.approx(values.max(), rel=1e-8)
     assert bet(0.2, 0.1, 1.0, 0.0, cap) == (0.0, 0.0)  # 0.2 <= e * 0.1: nothing to win, nothing staked
@@ -105,7 +105,7 @@ def test_a_bet_is_tuned_to_the_set_that_grows_fastest_and_staked_at_half_the_bes
     assert tuned.event.numerator == 0 and tuned.event.indicator(np.array([[0.0], [1.0], [2.0]])).tolist() == [
         True, False, False]
     best = bet(0.6, 0.1, 1.0, 0.0, cap)
-    assert tuned.stake == pytest.approx(0.5 * float(best[0]), rel=1e-9)
+    assert tuned.stakes[0] == pytest.approx(0.5 * float(best[0]), rel=1e-9)
     assert float(bet(0.45, 0.1, 1.0, 0.0, cap)[1]) < tuned.growth < float(best[1])  # pessimistic, still ahead
 
 
@@ -118,16 +118,82 @@ def test_a_sure_win_is_staked_whole_and_a_fitted_separation_is_not():
     cap = CAUTION / math.e
     law = np.array([(0.5 / 9) * (8.5 / 9), (0.5 / 9) ** 2, (8.5 / 9) ** 2, (8.5 / 9) * (0.5 / 9)])  # (A, B)
     grid = np.linspace(0, cap, 100_001)
-    best = grid[np.argmax(np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :]) @ law)]
+    best = grid[np.argmax(np.log1p(grid[:, None] * payoffs(1.0, 0.0)[None, :, 0]) @ law)]
     assert best == pytest.approx(cap)
     for family, stake, sure in (("support", best, True), ("projection", 0.5 * cap, False)):
         event = Event(family, "x > 0.5", 1, lambda v: v[:, 0], 0.5, True)
         tuned = tuned_bet(event, x, PrivacyClaim(1.0), cap)
-        assert tuned.sure is sure and tuned.stake == pytest.approx(stake, abs=1e-6)
+        assert tuned.sure is sure and tuned.stakes[0] == pytest.approx(stake, abs=1e-6)
         assert tuned.event.indicator(x[1]).all() and not tuned.event.indicator(x[0]).any()
     mixed = (np.zeros((8, 1)), np.r_[np.ones(7), 0.0][:, None])  # one d1 sample outside: not sure
     assert not tuned_bet(Event("support", "x > 0.5", 1, lambda v: v[:, 0], 0.5, True), mixed, PrivacyClaim(1.0),
                          cap).sure
+
+
+def _shifted_laplace(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.laplace(0.0, 0.5, size=(n, 1)), 1.0 + rng.laplace(0.0, 0.5, size=(n, 1))
+
+
+TAILS = (Event("coordinate", "output < 0.3", 0, lambda v: v[:, 0], 0.3, False),  # more likely under d0
+         Event("coordinate", "output > 0.7", 1, lambda v: v[:, 0], 0.7, True))  # more likely under d1
+
+
+def test_a_two_leg_bet_is_one_factor_per_pair_and_its_legs_count_as_alone():
+    """Two legs in one factor: the engine's wealth against the product of 1 + λ_0 Z_0 + λ_1 Z_1 by hand,
+    and each leg's counts, read back from the cells, against the leg settled alone."""
+    x = _shifted_laplace(200, 31)
+    grid, delta, stakes = np.array([0.0, 1.0]), 0.01, (0.12, 0.08)
+    counts = outcomes(TAILS, x)
+    wealth = Wealth(grid, delta, pairs=1)
+    wealth.add(0, 0, stakes, counts)
+    by_hand = np.ones(len(grid))
+    for i in range(200):
+        z = [[float(leg.indicator(x[leg.numerator][i:i + 1])[0]) - math.exp(e) *
+              float(leg.indicator(x[1 - leg.numerator][i:i + 1])[0]) - delta for leg in TAILS] for e in grid]
+        by_hand *= 1 + np.array(z) @ np.array(stakes)
+    assert np.allclose(np.exp(wealth.log_wealth[0, 0]), by_hand, rtol=1e-10) and by_hand[-1] > 1
+    assert counts.sum() == 200 and len(counts) == 16
+    for k, leg in enumerate(TAILS):
+        assert leg_outcomes(counts, k).tolist() == outcomes((leg,), x).tolist()
+
+
+def test_the_joint_stakes_maximise_the_growth_under_the_independent_plug_in_law():
+    """cell_law against every one of the n x n cross pairs of the two sides (independent draws), and
+    joint_bet's stakes against a grid search of the triangle λ_0 + λ_1 <= cap: both legs are staked, and
+    the pair grows faster than either leg alone (bet; less than their sum, as the cap binds here)."""
+    x = _shifted_laplace(300, 32)
+    law = cell_law(TAILS, x)
+    every_pair = (np.repeat(x[0], 300, axis=0), np.tile(x[1], (300, 1)))  # (x0_i, x1_j) for all i, j
+    assert np.allclose(law, outcomes(TAILS, every_pair) / 300 ** 2, atol=1e-12)
+    cap = CAUTION / math.e
+    stakes, growth = joint_bet(law, 1.0, 0.0, cap)
+    z = payoffs(1.0, 0.0, 2)
+    axis = np.linspace(0, cap, 801)
+    grid = np.array([(a, b) for a in axis for b in axis if a + b <= cap])
+    values = np.log1p(z @ grid.T).T @ law
+    assert growth == pytest.approx(values.max(), rel=1e-5) and growth >= values.max() - 1e-12
+    assert np.abs(stakes - grid[np.argmax(values)]).max() < 2e-3 and stakes.min() > 0 and stakes.sum() <= cap + 1e-12
+    alone = [float(bet(leg.indicator(x[leg.numerator]).mean(), leg.indicator(x[1 - leg.numerator]).mean(), 1.0, 0.0,
+                       cap)[1]) for leg in TAILS]
+    assert min(alone) > 0 and growth > max(alone)  # here 0.115 against 0.103 and 0.076
+
+
+def test_a_paired_bet_stakes_both_tails_of_a_shift_and_a_sure_win_alone():
+    x = _shifted_laplace(2_000, 33)
+    cap = CAUTION / math.e
+    event = Event("coordinate", "output > 0.5", 1, lambda v: v[:, 0], 0.5, True)
+    paired = paired_bet(event, x, PrivacyClaim(1.0), cap)
+    singles = [tuned_bet(event, x, PrivacyClaim(1.0), cap, (a,)) for a in (0, 1)]
+    assert sorted(leg.numerator for leg in paired.legs) == [0, 1]
+    assert paired.growth == pytest.approx(sum(b.growth for b in singles), rel=1e-12)
+    joint = joint_bet(cell_law(paired.legs, x), 1.0, 0.0, cap)[0]
+    assert paired.stakes == pytest.approx(tuple(KELLY_FRACTION * joint), rel=1e-12)
+    lower = next(leg for leg in paired.legs if leg.numerator == 0)
+    assert not lower.above and lower.threshold < 0.5  # d0's tail is the lower one
+    sure = paired_bet(Event("support", "x > 0.5", 1, lambda v: v[:, 0], 0.5, True), (np.zeros((8, 1)), np.ones((8, 1))),
+                      PrivacyClaim(1.0), cap)
+    assert sure.sure and len(sure.legs) == 1 and sure.stakes[0] == pytest.approx(cap, abs=1e-6)
 
 
 def test_noise_reused_is_refuted_within_20_samples_and_the_second_look_bets_only_sure_wins():

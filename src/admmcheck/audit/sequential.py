@@ -22,6 +22,16 @@ supermartingale from W_0 = 1 under the claim, so by Ville's inequality
 P(sup_t W_t >= 1/α) <= α (α = 1 − confidence) under every stopping rule. The claim is refuted the
 first time the wealth reaches 1/α; it is checked after every block of samples.
 
+**Both directions in one bet.** The claim bounds both sides at once: for an event E_0 more likely under
+d0 and an event E_1 more likely under d1 (both fixed before sample i), E[Z_{0,i}] <= 0 and
+E[Z_{1,i}] <= 0, so a factor 1 + λ_0 Z_{0,i} + λ_1 Z_{1,i} with λ_0 + λ_1 <= c/(e^ε + δ) is again
+>= 1 − c > 0 with conditional mean <= 1, and the product is a supermartingale as above
+(:func:`paired_bet`). A leak that shows in both tails of a score (a shifted or widened output: most
+of the power test's) is bet on with both legs of the score in one factor, which grows by both legs'
+edges; an average of two bettors would grow at the faster one's rate only. On a scalar Laplace output
+of half the claimed scale the growth-optimal one-event bettor gains 0.057 per pair, the two-leg one 0.079
+(exact laws, ``benchmarks/sequential_limit.py``).
+
 **Several events.** Before each look the events of :func:`~admmcheck.audit.events.candidate_events`
 are chosen on every sample drawn so far (the fixed-n audit's families) and ranked by the growth
 rate their bet is expected to give (below); slot k bets on the k-th best, with initial wealth
@@ -60,8 +70,8 @@ per sample pair, and 1.33^12 >= 20: the claim is refuted at 20 samples per side
 (``benchmarks/sequential_power.py``: 40 before).
 
 **The ε lower bound.** The same events and stakes are settled at every ε of the grid
-claim·j/GRID, j = 0..GRID. The stakes are below c/(e^claim + δ) <= c/(e^ε + δ), so each W(ε) is
-an e-process under (ε, δ)-DP; and each factor 1 + λZ(ε) is non-increasing in ε (Z is), so W(ε) is
+claim·j/GRID, j = 0..GRID. The stakes (of all legs together) are below c/(e^claim + δ) <= c/(e^ε + δ), so each W(ε) is
+an e-process under (ε, δ)-DP; and each factor 1 + Σ_k λ_k Z_k(ε) is non-increasing in ε (every Z_k is), so W(ε) is
 non-increasing in ε. Let ε₀ be the smallest grid ε at which the mechanism is (ε, δ)-DP: reporting
 any grid ε >= ε₀ as refuted means W(ε₀) reached 1/α, which has probability <= α; so the largest
 refuted grid ε is a lower bound valid at the stated confidence. It never exceeds the claim: the
@@ -80,6 +90,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
+from scipy import optimize
 
 from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, point_estimate
@@ -101,6 +112,7 @@ GRID = 20  # the ε lower bound is read on claim·j/GRID, j = 0..GRID
 POOL_NUMBERS = 16_000_000  # at most this many output numbers per side are kept for choosing events
 REFIT = 2  # the classifier family is fitted again when the samples drawn have grown this many times
 MIN_BLOCK = 1  # samples per side of the smallest block (the wealth is checked after each)
+LEGS = 2  # a bet holds at most this many events (paired_bet: a score's two directions)
 LOOK_BLOCKS = 4  # a look is drawn in about this many blocks per side; the wealth is checked after each
 METHOD = ("testing by betting: the wealth of bettors on events chosen from earlier samples, averaged with fixed "
           "weights, is a nonnegative supermartingale under the claim, so by Ville's inequality it reaches "
@@ -124,20 +136,34 @@ def look_sizes(samples: int, early: int = EARLY_LOOK, first: int = FIRST_LOOK, g
 
 @dataclass(frozen=True)
 class Bet:
-    """One slot's bet for one look: ``event`` with stake ``stake``, the log-growth per sample pair
-    that the plug-in law of :func:`bet` predicts from the samples the event was chosen on, and whether
-    it is a ``sure`` win there (:func:`tuned_bet`)."""
+    """One slot's bet for one look: the events ``legs`` (each more likely under its own numerator side),
+    staked ``stakes`` in one factor 1 + Σ_k λ_k Z_k per sample pair (:func:`settle`), the log-growth per
+    sample pair predicted from the samples the events were chosen on, which ranks the bets (:func:`tuned_bet`,
+    :func:`paired_bet`), and whether it is a ``sure`` win there."""
 
-    event: Event
-    stake: float
+    legs: tuple[Event, ...]
+    stakes: tuple[float, ...]
     growth: float
     sure: bool = False
 
+    @property
+    def event(self) -> Event:
+        """The leading leg: the one with the largest predicted growth on its own."""
+        return self.legs[0]
 
-def payoffs(epsilon: float | np.ndarray, delta: float) -> np.ndarray:
-    """Z = A − e^ε B − δ for (A, B) = (0, 0), (0, 1), (1, 0), (1, 1) (index 2A + B), per ε: shape (..., 4)."""
-    scale = np.exp(np.asarray(epsilon, dtype=float))[..., None]
-    return np.array([0.0, 0.0, 1.0, 1.0]) - scale * np.array([0.0, 1.0, 0.0, 1.0]) - delta
+
+def cells(legs: int) -> np.ndarray:
+    """The outcome (A_k, B_k) of every leg k in every cell c = Σ_k 4^k (2 A_k + B_k): shape (4^legs, legs, 2)."""
+    digits = (np.arange(4 ** legs)[:, None] // 4 ** np.arange(legs)[None, :]) % 4
+    return np.stack([digits // 2, digits % 2], axis=-1)
+
+
+def payoffs(epsilon: float | np.ndarray, delta: float, legs: int = 1) -> np.ndarray:
+    """Z_k = A_k − e^ε B_k − δ of every leg k in every cell (:func:`cells`), per ε: shape (..., 4^legs, legs).
+    With one leg the cells are (A, B) = (0, 0), (0, 1), (1, 0), (1, 1)."""
+    scale = np.exp(np.asarray(epsilon, dtype=float))[..., None, None]
+    outcome = cells(legs)
+    return outcome[..., 0] - scale * outcome[..., 1] - delta
 
 
 def bet(p_a: np.ndarray | float, p_b: np.ndarray | float, epsilon: float, delta: float,
@@ -147,7 +173,7 @@ def bet(p_a: np.ndarray | float, p_b: np.ndarray | float, epsilon: float, delta:
     per sample pair (0 and 0 where E[Z] <= 0: no stake). The growth is concave in λ: its slope is
     bisected."""
     p_a, p_b = np.broadcast_arrays(np.asarray(p_a, dtype=float), np.asarray(p_b, dtype=float))
-    z = payoffs(epsilon, delta)
+    z = payoffs(epsilon, delta)[..., 0]
     law = np.stack([(1 - p_a) * (1 - p_b), (1 - p_a) * p_b, p_a * (1 - p_b), p_a * p_b], axis=-1)
     low, high = np.zeros(p_a.shape), np.full(p_a.shape, float(cap))
     for _ in range(60):  # stays at 0 where the slope at 0 is <= 0, tends to cap where the slope there is > 0
@@ -157,8 +183,60 @@ def bet(p_a: np.ndarray | float, p_b: np.ndarray | float, epsilon: float, delta:
     return low, np.sum(law * np.log1p(low[..., None] * z), axis=-1)
 
 
-def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: PrivacyClaim, cap: float) -> Bet:
-    """The bet on ``event``'s score at the threshold, direction and side with the largest growth that
+def joint_bet(law: np.ndarray, epsilon: float, delta: float, cap: float) -> tuple[np.ndarray, float]:
+    """(λ, growth): the stakes λ_k >= 0 with Σ_k λ_k <= ``cap`` that maximise E log(1 + Σ_k λ_k Z_k)
+    under ``law``, a probability for every cell of :func:`cells`, and that expected log-growth. The
+    growth is concave in λ (SLSQP from no stake and from half the cap on each leg, the best kept). Below the cap
+    every factor stays >= 1 − c > 0 whatever the cell."""
+    legs = round(math.log(len(law), 4))
+    z = payoffs(epsilon, delta, legs)
+    used = law > 0
+    z, law = z[used], law[used]
+
+    def loss(stakes: np.ndarray) -> tuple[float, np.ndarray]:
+        factor = 1 + z @ stakes
+        return -float(law @ np.log(factor)), -(law / factor) @ z
+
+    starts = [np.zeros(legs)] + [np.eye(legs)[k] * cap / 2 for k in range(legs)]
+    best = (0.0, np.zeros(legs))
+    for start in starts:
+        found = optimize.minimize(loss, start, jac=True, method="SLSQP", bounds=[(0.0, cap)] * legs,
+                                  constraints=[{"type": "ineq", "fun": lambda s: cap - s.sum(),
+                                                "jac": lambda s: -np.ones(legs)}],
+                                  options={"ftol": 1e-15, "maxiter": 200})
+        stakes = np.clip(found.x, 0.0, cap)
+        stakes *= min(1.0, cap / stakes.sum()) if stakes.sum() > 0 else 1.0  # SLSQP may overstep the sum by ~1e-16
+        growth = -loss(stakes)[0]
+        if growth > best[0]:
+            best = (growth, stakes)
+    return best[1], best[0]
+
+
+def cell_law(legs: tuple[Event, ...], features: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The plug-in probability of every cell (:func:`cells`) when a sample of each side is drawn
+    independently from the empirical laws of ``features`` (:func:`independent_law` of the patterns' frequencies)."""
+    weights = 2 ** np.arange(len(legs))
+    frequency = []
+    for side in (0, 1):
+        inside = np.stack([leg.indicator(features[side]) for leg in legs], axis=1)
+        frequency.append(np.bincount(inside.astype(np.int64) @ weights, minlength=2 ** len(legs)) / max(len(inside), 1))
+    return independent_law(frequency[0], frequency[1], tuple(leg.numerator for leg in legs))
+
+
+def independent_law(side_0: np.ndarray, side_1: np.ndarray, numerators: tuple[int, ...]) -> np.ndarray:
+    """The probability of every cell (:func:`cells`) of legs with these ``numerators`` when the two sides'
+    samples are independent, from the law of each side's pattern (index Σ_k 2^k [the sample is in leg k]):
+    side 0's pattern at its probability times side 1's."""
+    k = len(numerators)
+    weights = 2 ** np.arange(k)
+    outcome = cells(k)  # (cells, legs, 2): A on the leg's numerator side, B on the other
+    side_bits = [np.where(np.array(numerators) == side, outcome[..., 0], outcome[..., 1]) for side in (0, 1)]
+    return np.asarray(side_0)[side_bits[0] @ weights] * np.asarray(side_1)[side_bits[1] @ weights]
+
+
+def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: PrivacyClaim, cap: float,
+              numerators: tuple[int, ...] = (0, 1)) -> Bet:
+    """The bet on ``event``'s score at the threshold, direction and side (of ``numerators``) with the largest growth that
     :func:`bet` predicts from pessimistic frequencies on ``features`` (both sides' samples), among the
     QUANTILES quantile cuts of their scores, staked at KELLY_FRACTION of the growth-optimal stake on the
     plain frequencies there. (The candidate events also try the most extreme scores of each tail,
@@ -174,7 +252,7 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     cuts = np.unique(np.quantile(pooled, np.linspace(0, 1, QUANTILES + 1))) if len(pooled) else np.zeros(1)
     best = (-1.0, float(cuts[0]), True, event.numerator, 0, 0)
     for above, *counts in threshold_counts(*ordered, cuts):
-        for numerator in (0, 1):
+        for numerator in numerators:
             p_a = cp_lower(counts[numerator], n, PESSIMISM)
             p_b = cp_upper(counts[1 - numerator], n, PESSIMISM)
             growths = bet(p_a, p_b, claim.epsilon, claim.delta, cap)[1]
@@ -187,8 +265,25 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     # a sure win: all of the growth-optimal stake under the add-1/2 law; any other bet: half of it under the plug-in law
     law = ((n + 0.5) / (n + 1), 0.5 / (n + 1)) if sure else (count_a / max(n, 1), count_b / max(n, 1))
     stake = (1.0 if sure else KELLY_FRACTION) * float(bet(*law, claim.epsilon, claim.delta, cap)[0])
-    return Bet(replace(event, threshold=threshold, above=above, numerator=numerator,
-                       description=_described(event, threshold, above, numerator)), stake, growth, sure)
+    return Bet((replace(event, threshold=threshold, above=above, numerator=numerator,
+                        description=_described(event, threshold, above, numerator)),), (stake,), growth, sure)
+
+
+def paired_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: PrivacyClaim, cap: float) -> Bet:
+    """The bet on ``event``'s score in both directions at once: the leg of :func:`tuned_bet` more likely
+    under d0 and the leg more likely under d1, in one factor 1 + λ_0 Z_0 + λ_1 Z_1 (valid because
+    (ε, δ)-DP bounds both: E[Z_0] <= 0 and E[Z_1] <= 0 under the claim), staked at KELLY_FRACTION of the
+    stakes :func:`joint_bet` finds on the plug-in law of the two legs (:func:`cell_law`). A leak that
+    shows in both tails of a score (a shifted or widened output) is bet on with both; one factor grows by
+    both legs' edges, where an average of two bettors grows at the faster one's rate. Ranked by the sum of
+    the two legs' pessimistic growths. A sure win, or a leg without a predicted edge, is bet on alone."""
+    legs = sorted((tuned_bet(event, features, claim, cap, (numerator,)) for numerator in (0, 1)),
+                  key=lambda b: -b.growth)
+    if legs[0].sure or legs[1].growth <= 0:
+        return legs[0]
+    pair = (legs[0].event, legs[1].event)
+    stakes, _ = joint_bet(cell_law(pair, features), claim.epsilon, claim.delta, cap)
+    return Bet(pair, tuple(KELLY_FRACTION * float(s) for s in stakes), legs[0].growth + legs[1].growth)
 
 
 def _described(event: Event, threshold: float, above: bool, numerator: int) -> str:
@@ -203,18 +298,29 @@ def _described(event: Event, threshold: float, above: bool, numerator: int) -> s
     return f"{event.axis or event.family} {'>' if above else '<'} {threshold:.6g} ({more})"
 
 
-def settle(stake: float, outcomes: np.ndarray, grid: np.ndarray, delta: float) -> np.ndarray:
-    """The log-wealth a stake of ``stake`` gains at every ε of ``grid`` on samples whose (A, B)
-    outcomes are counted in ``outcomes`` (index 2A + B)."""
-    return np.log1p(stake * payoffs(grid, delta)) @ np.asarray(outcomes, dtype=float)
+def settle(stakes: float | tuple[float, ...], outcomes: np.ndarray, grid: np.ndarray, delta: float) -> np.ndarray:
+    """The log-wealth that ``stakes`` (one per leg) gain at every ε of ``grid`` on samples whose outcomes
+    are counted in ``outcomes`` (per cell of :func:`cells`; with one leg, index 2A + B)."""
+    stakes = np.atleast_1d(np.asarray(stakes, dtype=float))
+    factors = 1 + payoffs(grid, delta, len(stakes)) @ stakes
+    counts = np.asarray(outcomes, dtype=float)
+    return np.log(factors[..., :len(counts)]) @ counts
 
 
-def outcomes(event: Event, features: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Counts of (A, B) = (0, 0), (0, 1), (1, 0), (1, 1) over the sample pairs i: A = sample i of the
-    event's numerator side is in the event, B = sample i of the other side is."""
-    a = event.numerator
-    inside_a, inside_b = event.indicator(features[a]), event.indicator(features[1 - a])
-    return np.bincount(2 * inside_a.astype(np.int64) + inside_b, minlength=4)
+def outcomes(legs: tuple[Event, ...], features: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Counts over the sample pairs i of every cell c = Σ_k 4^k (2 A_k + B_k) (:func:`cells`): A_k = sample
+    i of leg k's numerator side is in leg k, B_k = sample i of the other side is."""
+    code = np.zeros(len(features[0]), dtype=np.int64)
+    for k, leg in enumerate(legs):
+        a = leg.numerator
+        code += 4 ** k * (2 * leg.indicator(features[a]).astype(np.int64) + leg.indicator(features[1 - a]))
+    return np.bincount(code, minlength=4 ** len(legs))
+
+
+def leg_outcomes(counts: np.ndarray, leg: int) -> np.ndarray:
+    """The (A, B) counts (index 2A + B) of one leg, from the cell counts of :func:`outcomes`."""
+    counts = np.asarray(counts)
+    return np.bincount((np.arange(len(counts)) // 4 ** leg) % 4, weights=counts, minlength=4).astype(np.int64)
 
 
 @dataclass
@@ -259,8 +365,8 @@ class Chooser:
         elif not early:
             events += self.learned
         cap = CAUTION / (math.exp(claim.epsilon) + claim.delta)
-        bets = [tuned_bet(event, (features[0][event.learned:], features[1][event.learned:]), claim, cap)
-                for event in events]
+        bets = [(tuned_bet if early else paired_bet)(event, (features[0][event.learned:], features[1][event.learned:]),
+                                                     claim, cap) for event in events]
         bets = sorted((b for b in bets if b.sure or not early), key=lambda b: -b.growth)  # early: sure wins only
         self.choice, self.chosen_on = (encoding, bets[:len(SLOT_WEIGHTS)]), n
         return self.choice
@@ -282,9 +388,9 @@ class Wealth:
         self.best = np.full(len(self.grid), -np.inf)
         self.log_weights = np.log(np.array(SLOT_WEIGHTS) / self.pairs)
 
-    def add(self, pair: int, slot: int, stake: float, counts: np.ndarray) -> None:
-        """Settle one slot's stake on samples with these (A, B) outcome counts."""
-        self.log_wealth[pair, slot] += settle(stake, counts, self.grid, self.delta)
+    def add(self, pair: int, slot: int, stakes: float | tuple[float, ...], counts: np.ndarray) -> None:
+        """Settle one slot's stakes (one per leg) on samples with these outcome counts (:func:`outcomes`)."""
+        self.log_wealth[pair, slot] += settle(stakes, counts, self.grid, self.delta)
 
     def total(self) -> np.ndarray:
         """log W(ε) of the weighted average, per grid ε."""
@@ -320,7 +426,7 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
         for pair in range(pairs) if look else ():
             pool = tuple(Block.concatenate(side) for side in pools[pair])
             chosen[pair] = choosers[pair].choose(pool, samples - drawn)
-        settled = np.zeros((pairs, len(SLOT_WEIGHTS), 4), dtype=np.int64)
+        settled = np.zeros((pairs, len(SLOT_WEIGHTS), 4 ** LEGS), dtype=np.int64)
         block = min(block_size, max(MIN_BLOCK, math.ceil(size / LOOK_BLOCKS)))
         blocks = math.ceil(size / block)
         tasks = [Task(pair, side, next_block + b, min(block, size - b * block))
@@ -342,9 +448,9 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
                     features = (encoding.features(sides[0]), encoding.features(sides[1]))
                     unseen += encoding.unseen(sides[0]) + encoding.unseen(sides[1])
                     for slot, placed in enumerate(bets):
-                        counts = outcomes(placed.event, features)
-                        settled[pair, slot] += counts
-                        wealth.add(pair, slot, placed.stake, counts)
+                        counts = outcomes(placed.legs, features)
+                        settled[pair, slot, :len(counts)] += counts
+                        wealth.add(pair, slot, placed.stakes, counts)
             drawn += len(row[(0, 0)])
             row = {}
             if look and wealth.check()[-1] >= threshold:
@@ -364,8 +470,9 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
 def _look_record(look: int, drawn: int, wealth: Wealth, chosen: dict[int, tuple[Encoding, list[Bet]]]) -> dict:
     """One look for the JSON: samples per side drawn by its end, the e-value at the claim, its bets."""
     return {"look": look + 1, "samples": drawn, "e_value": float(np.exp(wealth.total()[-1])) if chosen else None,
-            "bets": [{"pair": pair, "slot": slot, "event": b.event.description, "stake": b.stake,
-                      "predicted_growth": b.growth} for pair, (_, bets) in chosen.items() for slot, b in enumerate(bets)]}
+            "bets": [{"pair": pair, "slot": slot, "leg": leg, "event": event.description, "stake": stake,
+                      "predicted_growth": b.growth} for pair, (_, bets) in chosen.items() for slot, b in enumerate(bets)
+                     for leg, (event, stake) in enumerate(zip(b.legs, b.stakes))]}
 
 
 def _outcome(claim: PrivacyClaim, alpha: float, wealth: Wealth, chosen: dict[int, tuple[Encoding, list[Bet]]],
@@ -386,12 +493,13 @@ def _outcome(claim: PrivacyClaim, alpha: float, wealth: Wealth, chosen: dict[int
     for _, pair, slot in held:
         placed = chosen[pair][1][slot]
         n = int(settled[pair, slot].sum())
-        candidates.append({"event": placed.event.description, "family": placed.event.family, "pair": pair,
-                           "counts": list(_side_counts(placed.event, settled[pair, slot])), "n": [n, n],
-                           "epsilon_lower_bound": None, "level": None,
-                           "weight": float(np.exp(wealth.log_weights[slot])), "stake": placed.stake,
-                           "predicted_growth": placed.growth,
-                           "e_value_at_claim": float(np.exp(wealth.log_wealth[pair, slot, -1]))})
+        for leg, (event, stake) in enumerate(zip(placed.legs, placed.stakes)):  # a slot's legs share its wealth
+            candidates.append({"event": event.description, "family": event.family, "pair": pair, "slot": slot,
+                               "leg": leg, "counts": list(_side_counts(event, leg_outcomes(settled[pair, slot], leg))),
+                               "n": [n, n], "epsilon_lower_bound": None, "level": None,
+                               "weight": float(np.exp(wealth.log_weights[slot])), "stake": stake,
+                               "predicted_growth": placed.growth,
+                               "e_value_at_claim": float(np.exp(wealth.log_wealth[pair, slot, -1]))})
     pair = held[0][1] if held else next(iter(chosen))
     event = chosen[pair][1][held[0][2]].event if held else None
     encoding = chosen[pair][0]
