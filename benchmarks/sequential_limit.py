@@ -42,6 +42,17 @@ g E[τ] >= E[log W_τ] >= ln(1/α): **E[τ] >= ln(1/α)/g** samples per side, ho
 floor needs the joint law of the two legs, known here in closed form for laplace_half_scale only
 (:func:`laplace_two_legs`, exact Laplace laws, both thresholds searched): reported below the table.
 
+**The whole output, any test.** For laplace_half_scale the whole output's laws are known, so the
+argument of the first floor applies to every level-α sequential test, whatever it watches, betting or
+not: E_P[τ] KL(P || Q) >= kl(P(flag) || α) for every DP law Q, so with KL*_out the smallest KL per pair
+from the true output laws to the laws of an ε-DP pair, a test that flags with probability 1 needs
+E[τ] >= ln(1/α)/KL*_out and one that flags by m with probability 1/2 needs m >= kl(1/2 || α)/KL*_out.
+KL*_out is bracketed by convex programs (CVXPY, :func:`laplace_whole_output`): below by the smallest KL
+over ε-DP laws of a binned output (binning is data processing), above by the same at ε − Δ, Δ the
+spread of the log-likelihood ratio within a bin (a binned law spread in each bin as the true one is
+lifts to an ε-DP pair with the same KL). The log-ratio is constant below 0 and above 1, so those are
+two bins and [0, 1] is cut in BINS.
+
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
 what a fixed-n test handed the event needs. And the fixed-n audit's recorded need (median over the
@@ -66,6 +77,7 @@ import sys
 import time
 from pathlib import Path
 
+import cvxpy as cp
 import numpy as np
 from scipy import optimize, special, stats
 
@@ -79,6 +91,7 @@ from sequential_power import CONFIDENCE, SIZES, TARGET, _audit  # noqa: E402  (o
 
 SAMPLES = 100_000
 SEED = 0
+BINS = 2000  # equal bins of [0, 1] for laplace_whole_output
 
 
 def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
@@ -152,6 +165,37 @@ def laplace_two_legs(epsilon: float = 1.0, scale: float = 0.5, step: float = 0.0
             "two_legs_floor": alpha_log / best[0], "two_legs_thresholds": [best[1], best[2]]}
 
 
+def nearest_dp_law(p0: np.ndarray, p1: np.ndarray, epsilon: float) -> float:
+    """min over laws (q0, q1) of one discrete output with e^-ε <= q0/q1 <= e^ε everywhere (pure ε-DP) of
+    KL(p0 || q0) + KL(p1 || q1): a convex program (CVXPY)."""
+    q0, q1 = cp.Variable(len(p0), nonneg=True), cp.Variable(len(p1), nonneg=True)
+    scale = math.exp(epsilon)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.rel_entr(p0, q0)) + cp.sum(cp.rel_entr(p1, q1))),
+                         [cp.sum(q0) == 1, cp.sum(q1) == 1, q0 <= scale * q1, q1 <= scale * q0])
+    problem.solve()
+    if problem.status != cp.OPTIMAL:
+        raise RuntimeError(f"the nearest DP law was not found: {problem.status}")
+    return float(problem.value)
+
+
+def laplace_whole_output(epsilon: float = 1.0, scale: float = 0.5, bins: int = BINS) -> dict[str, float]:
+    """KL*_out of laplace_half_scale (Laplace(0, ``scale``) against Laplace(1, ``scale``), claim (``epsilon``, 0))
+    bracketed as the module docstring says, and the floors of any level-α sequential test that follow."""
+    d0, d1 = stats.laplace(0.0, scale), stats.laplace(1.0, scale)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    p0, p1 = ([d.cdf(0.0), *np.diff(d.cdf(edges)), d.sf(1.0)] for d in (d0, d1))
+    spread = 2 * (edges[1] - edges[0]) / scale  # log(p0/p1)(x) = (1 - 2x)/scale on [0, 1]
+    low, high = nearest_dp_law(np.array(p0), np.array(p1), epsilon), nearest_dp_law(np.array(p0), np.array(p1),
+                                                                                     epsilon - spread)
+    coarse = (d0.cdf(0.5), d1.cdf(0.5))  # a two-bin output: the convex program against nearest_null's SLSQP and grid
+    two_bins = nearest_dp_law(np.array([coarse[0], 1 - coarse[0]]), np.array([coarse[1], 1 - coarse[1]]), epsilon)
+    if abs(two_bins - nearest_null(coarse, epsilon, 0.0)[0]) > 1e-6 * two_bins:
+        raise RuntimeError(f"CVXPY and nearest_null disagree on a two-bin output: {two_bins}")
+    alpha = 1 - CONFIDENCE
+    return {"bins": bins, "kl_star_low": low, "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high,
+            "median_floor": float(kl(0.5, alpha)) / high}
+
+
 def handed_fixed_n(p_a: float, p_b: float, epsilon: float, delta: float, alpha: float, most: int = 10**9) -> int | None:
     """The smallest n per side at which the event's Clopper-Pearson bound at its expected counts
     (alpha/2 a side) exceeds ``epsilon`` (None: not below ``most``): bisection, the bound rising with n."""
@@ -207,7 +251,7 @@ def main() -> None:
                "seconds": time.perf_counter() - started}
         rows.append(row)
         print(_line(row), flush=True)
-    exact = laplace_two_legs()
+    exact = {**laplace_two_legs(), "whole_output": laplace_whole_output()}
     write_text_atomic(out / "sequential_limit.json", to_json({
         "samples_per_side": args.samples, "seed": SEED, "confidence": CONFIDENCE, "decisions_kl": decisions,
         "rows": rows, "laplace_half_scale_exact": exact}, indent=2) + "\n")
@@ -229,7 +273,8 @@ def _line(row: dict) -> str:
             f"{excluded} | {betting} |")
 
 
-def markdown(rows: list[dict], samples: int, exact: dict[str, float]) -> str:
+def markdown(rows: list[dict], samples: int, exact: dict) -> str:
+    whole = exact["whole_output"]
     lines = [f"Events chosen by one fixed-n audit at {samples} per side (seed {SEED}); probabilities from its bounding "
              f"counts; {CONFIDENCE:.0%}.", "",
              "| mechanism | claim (ε, δ) | event (the candidate with the largest KL*) | p_0, p_1 | KL* per pair | "
@@ -261,7 +306,13 @@ def markdown(rows: list[dict], samples: int, exact: dict[str, float]) -> str:
               f"g = {exact['two_legs_growth']:.4f} (x < {exact['two_legs_thresholds'][0]:.3f} and "
               f"x > {exact['two_legs_thresholds'][1]:.3f}; mean floor {exact['two_legs_floor']:.1f}), still above "
               f"1/10 of the fixed-n need (20). For the other mechanisms the table's betting column bounds one-event "
-              f"bettors only: the joint law of two legs is not known in closed form there."]
+              f"bettors only: the joint law of two legs is not known in closed form there.",
+              "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on laplace_half_scale's whole output (exact laws): "
+              f"KL*_out per pair is between {whole['kl_star_low']:.5f} and {whole['kl_star_high']:.5f} "
+              f"({whole['bins']} bins on [0, 1]), so a test that always flags needs at least "
+              f"{whole['mean_floor']:.1f} samples per side on average, above 1/10 of the fixed-n need (20), and one "
+              f"that flags by m with probability 1/2 needs m >= {whole['median_floor']:.1f}: the median target is "
+              f"not ruled out by information; on the mean, no test reaches it."]
     return "\n".join(lines) + "\n"
 
 
