@@ -42,26 +42,32 @@ g E[τ] >= E[log W_τ] >= ln(1/α): **E[τ] >= ln(1/α)/g** samples per side, ho
 floor needs the joint law of the two legs, known here in closed form for laplace_half_scale only
 (:func:`laplace_two_legs`, exact Laplace laws, both thresholds searched): reported below the table.
 
-**The whole output, any test.** For laplace_half_scale the whole output's laws are known, so the
-argument of the first floor applies to every level-α sequential test, whatever it watches, betting or
-not: E_P[τ] KL(P || Q) >= kl(P(flag) || α) for every DP law Q, so with KL*_out the smallest KL per pair
-from the true output laws to the laws of an ε-DP pair, a test that flags with probability 1 needs
-E[τ] >= ln(1/α)/KL*_out and one that flags by m with probability 1/2 needs m >= kl(1/2 || α)/KL*_out.
-KL*_out is bracketed by convex programs (CVXPY, :func:`laplace_whole_output`): below by the smallest KL
-over ε-DP laws of a binned output (binning is data processing), above by the same at ε − Δ, Δ the
-spread of the log-likelihood ratio within a bin (a binned law spread in each bin as the true one is
-lifts to an ε-DP pair with the same KL). The log-ratio is constant below 0 and above 1, so those are
-two bins and [0, 1] is cut in BINS.
+**The whole output, any test.** Where the output laws are known, the argument of the first floor
+applies to every level-α sequential test, whatever it watches, betting or not: E_P[τ] KL(P || Q) >=
+kl(P(flag) || α) for every DP law Q, so with KL*_out the smallest KL per pair from the true output laws
+to the laws of an ε-DP pair, a test that flags with probability 1 needs E[τ] >= ln(1/α)/KL*_out and one
+that flags by m with probability 1/2 needs m >= kl(1/2 || α)/KL*_out. Three broken mechanisms add
+Laplace noise of scale b to k coordinates that differ by 1 between the datasets (LAPLACE_COORDINATES:
+laplace_half_scale, histogram_wrong_scale, vector_l2_sensitivity; the other coordinates are equal and
+carry nothing). Their privacy loss L = log(dP/dQ)(output) is a sum of k independent per-coordinate
+losses, each 1/b or −1/b (atoms) or (1 − 2x)/b in between, and KL*_out is bracketed by the convex
+program on cells of L (:func:`laplace_whole_output`): below, its value on the cells' masses at ε (merging
+outputs is data processing; a dual bound, :func:`nearest_dp_law`); above, the KL of a feasible law of the
+cells at ε − Δ, Δ the spread of L within a cell (an (ε − Δ)-DP law of the cells, spread inside each cell
+as the true law is, is an ε-DP pair with the same KL). The cells: BINS bins of each coordinate's loss,
+convolved k times with the sums grouped on a grid of STEP (Δ = k·(bin + STEP)). The solver is checked
+against CVXPY and against the event solver on a two-cell output (:func:`checked_dual`).
 
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
 what a fixed-n test handed the event needs. And the fixed-n audit's recorded need (median over the
 seeds of ``sequential_power.json``, selection and multiplicity included) and 1/10 of it.
 
-**What it covers.** Tests that watch this one event, handed to them with its probabilities known.
-A test that watches the whole output, or several events, can see more (KL of the whole output law is
-at least the event's), so this is not a bound on every test; it says how far from 1/10 betting on
-the audit's own best event must be, even before any of it is learnt.
+**What it covers.** The event floors: tests that watch this one event, handed to them with its
+probabilities known. A test that watches the whole output, or several events, can see more (KL of the
+whole output law is at least the event's), so they say how far from 1/10 a test on the audit's own best
+event must be, even before any of it is learnt. The whole-output floors bound every test, on the three
+mechanisms whose output laws are known in closed form.
 
     python benchmarks/sequential_limit.py [--samples 100000] [--out DIR]
 
@@ -91,7 +97,10 @@ from sequential_power import CONFIDENCE, SIZES, TARGET, _audit  # noqa: E402  (o
 
 SAMPLES = 100_000
 SEED = 0
-BINS = 2000  # equal bins of [0, 1] for laplace_whole_output
+BINS = 2000  # bins of each coordinate's privacy loss in laplace_whole_output
+STEP = 0.0005  # the grid the sums of the coordinates' losses are grouped on
+LAPLACE_COORDINATES = {"laplace_half_scale": (1, 0.5), "histogram_wrong_scale": (2, 1.0),
+                       "vector_l2_sensitivity": (4, 2.0)}  # (coordinates that differ by 1, Laplace scale), claim ε = 1
 
 
 def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
@@ -165,35 +174,99 @@ def laplace_two_legs(epsilon: float = 1.0, scale: float = 0.5, step: float = 0.0
             "two_legs_floor": alpha_log / best[0], "two_legs_thresholds": [best[1], best[2]]}
 
 
-def nearest_dp_law(p0: np.ndarray, p1: np.ndarray, epsilon: float) -> float:
-    """min over laws (q0, q1) of one discrete output with e^-ε <= q0/q1 <= e^ε everywhere (pure ε-DP) of
-    KL(p0 || q0) + KL(p1 || q1): a convex program (CVXPY)."""
-    q0, q1 = cp.Variable(len(p0), nonneg=True), cp.Variable(len(p1), nonneg=True)
-    scale = math.exp(epsilon)
-    problem = cp.Problem(cp.Minimize(cp.sum(cp.rel_entr(p0, q0)) + cp.sum(cp.rel_entr(p1, q1))),
-                         [cp.sum(q0) == 1, cp.sum(q1) == 1, q0 <= scale * q1, q1 <= scale * q0])
-    problem.solve()
-    if problem.status != cp.OPTIMAL:
-        raise RuntimeError(f"the nearest DP law was not found: {problem.status}")
-    return float(problem.value)
+def nearest_dp_law(m0: np.ndarray, m1: np.ndarray, epsilon: float) -> dict[str, float]:
+    """The smallest KL(m0 || q0) + KL(m1 || q1) over laws (q0, q1) of one discrete output with
+    e^-ε <= q0/q1 <= e^ε in every cell (pure ε-DP), bracketed with certificates. Its Lagrangian splits by
+    cell: for multipliers (a, b) of Σ q0 = 1 and Σ q1 = 1, a cell's minimiser is (m0/a, m1/b) where that
+    ratio is allowed, else on the edge q0 = ρ q1 (ρ = e^±ε) at q1 = (m0 + m1)/(aρ + b). The dual value
+    g(a, b) (those minimisers' Lagrangian) is a lower bound for any (a, b) (weak duality): ``low``. The
+    minimisers at the best (a, b) (BFGS on log a, log b: the slopes are a(Σ q0 − 1), b(Σ q1 − 1)), rescaled to sum to 1,
+    are a law whose KL is an upper bound: ``high``, with the largest |log q0/q1| it reaches (``reached``,
+    at most ε up to rounding). No cell is dropped."""
+    m0, m1 = np.asarray(m0, float), np.asarray(m1, float)
+    ratio = math.exp(epsilon)
+
+    def minimisers(log_ab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a, b = np.exp(log_ab)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q0, q1 = m0 / a, m1 / b
+            above, below = q0 > ratio * q1, q0 * ratio < q1
+        for edge, rho in ((above, ratio), (below, 1 / ratio)):
+            q1 = np.where(edge, (m0 + m1) / (a * rho + b), q1)
+            q0 = np.where(edge, rho * q1, q0)
+        return q0, q1
+
+    def negative_dual(log_ab: np.ndarray) -> tuple[float, np.ndarray]:
+        q0, q1 = minimisers(log_ab)
+        a, b = np.exp(log_ab)
+        value = special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum() + a * (q0.sum() - 1) + b * (q1.sum() - 1)
+        return -float(value), -np.array([a * (q0.sum() - 1), b * (q1.sum() - 1)])
+
+    found = optimize.minimize(negative_dual, np.zeros(2), jac=True, method="BFGS", options={"gtol": 1e-14})
+    q0, q1 = minimisers(found.x)
+    q0, q1 = q0 / q0.sum(), q1 / q1.sum()
+    high = float(special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum())
+    held = (q0 > 0) | (q1 > 0)  # cells of mass 0 under both laws (underflow) are no output at all
+    with np.errstate(divide="ignore"):
+        reached = float(np.max(np.abs(np.log(q0[held]) - np.log(q1[held]))))  # inf where one law is 0 alone
+    return {"low": -float(found.fun), "high": high, "reached": reached}
 
 
-def laplace_whole_output(epsilon: float = 1.0, scale: float = 0.5, bins: int = BINS) -> dict[str, float]:
-    """KL*_out of laplace_half_scale (Laplace(0, ``scale``) against Laplace(1, ``scale``), claim (``epsilon``, 0))
-    bracketed as the module docstring says, and the floors of any level-α sequential test that follow."""
+def loss_cells(coordinates: int, scale: float, bins: int = BINS, step: float = STEP) -> tuple[np.ndarray, np.ndarray, float]:
+    """(masses under d0, masses under d1, Δ): exact masses of cells of the privacy loss L = Σ_i ℓ(x_i) of
+    Laplace(0, ``scale``) against Laplace(1, ``scale``) on ``coordinates`` coordinates, and the most L varies
+    within a cell. ℓ(x) = (|x − 1| − |x|)/scale: 1/scale for x <= 0, −1/scale for x >= 1, (1 − 2x)/scale
+    between, cut in ``bins`` bins (the atoms are bins of width 0). Cells of the sum: each coordinate's bin
+    added to the cell's lower end and grouped down to the grid of ``step``, so L lies within
+    [cell, cell + coordinates·(bin + step)) in every cell."""
     d0, d1 = stats.laplace(0.0, scale), stats.laplace(1.0, scale)
-    edges = np.linspace(0.0, 1.0, bins + 1)
-    p0, p1 = ([d.cdf(0.0), *np.diff(d.cdf(edges)), d.sf(1.0)] for d in (d0, d1))
-    spread = 2 * (edges[1] - edges[0]) / scale  # log(p0/p1)(x) = (1 - 2x)/scale on [0, 1]
-    low, high = nearest_dp_law(np.array(p0), np.array(p1), epsilon), nearest_dp_law(np.array(p0), np.array(p1),
-                                                                                     epsilon - spread)
-    coarse = (d0.cdf(0.5), d1.cdf(0.5))  # a two-bin output: the convex program against nearest_null's SLSQP and grid
-    two_bins = nearest_dp_law(np.array([coarse[0], 1 - coarse[0]]), np.array([coarse[1], 1 - coarse[1]]), epsilon)
-    if abs(two_bins - nearest_null(coarse, epsilon, 0.0)[0]) > 1e-6 * two_bins:
-        raise RuntimeError(f"CVXPY and nearest_null disagree on a two-bin output: {two_bins}")
+    low = np.linspace(-1 / scale, 1 / scale, bins + 1)  # the bins' loss ends; x = (1 − scale·ℓ)/2 falls with ℓ
+    x = (1 - scale * low) / 2
+    masses = [np.r_[d.sf(1.0), d.cdf(x[:-1]) - d.cdf(x[1:]), d.cdf(0.0)] for d in (d0, d1)]
+    ends = np.r_[-1 / scale, low[:-1], 1 / scale]
+    cells, m0, m1 = np.zeros(1), np.ones(1), np.ones(1)
+    for _ in range(coordinates):
+        keys = np.floor((cells[:, None] + ends[None, :]).ravel() / step + 1e-9).astype(np.int64)
+        unique, where = np.unique(keys, return_inverse=True)
+        m0 = np.bincount(where, (m0[:, None] * masses[0][None, :]).ravel())
+        m1 = np.bincount(where, (m1[:, None] * masses[1][None, :]).ravel())
+        cells = unique * step
+    return m0, m1, coordinates * (2 / scale / bins + step)
+
+
+def laplace_whole_output(coordinates: int, scale: float, epsilon: float = 1.0) -> dict[str, float]:
+    """KL*_out of Laplace(``scale``) noise on ``coordinates`` coordinates that differ by 1, against a claim
+    (``epsilon``, 0), bracketed as the module docstring says: below, the dual bound of :func:`nearest_dp_law`
+    on the cells of :func:`loss_cells` at ε; above, the KL of its law at ε − Δ, an (ε − Δ + rounding)-DP law
+    of the cells that lifts to an ε-DP pair (checked: what it reaches plus Δ is at most ε). The floors of any
+    level-α sequential test follow from the upper end."""
+    m0, m1, spread = loss_cells(coordinates, scale)
+    low, high = nearest_dp_law(m0, m1, epsilon)["low"], nearest_dp_law(m0, m1, epsilon - spread - 1e-9)
+    if high["reached"] + spread > epsilon or high["high"] < low:  # 1e-9 leaves room for the rescaling's rounding
+        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}, spread {spread}")
     alpha = 1 - CONFIDENCE
-    return {"bins": bins, "kl_star_low": low, "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high,
-            "median_floor": float(kl(0.5, alpha)) / high}
+    return {"coordinates": coordinates, "scale": scale, "cells": len(m0), "spread": spread, "kl_star_low": low,
+            "kl_star_high": high["high"], "mean_floor": math.log(1 / alpha) / high["high"],
+            "median_floor": float(kl(0.5, alpha)) / high["high"]}
+
+
+def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
+    """nearest_dp_law against two independent solvers: nearest_null (SLSQP, checked on a grid) on a two-cell
+    output, and CVXPY (Clarabel) on the cells of laplace_half_scale's loss. Their largest relative gaps."""
+    coarse = (stats.laplace(0.0, 0.5).cdf(0.5), stats.laplace(1.0, 0.5).cdf(0.5))
+    two = nearest_dp_law(np.array([coarse[0], 1 - coarse[0]]), np.array([coarse[1], 1 - coarse[1]]), epsilon)
+    reference = nearest_null(coarse, epsilon, 0.0)[0]
+    m0, m1, _ = loss_cells(1, 0.5)
+    q0, q1 = cp.Variable(len(m0), nonneg=True), cp.Variable(len(m1), nonneg=True)
+    problem = cp.Problem(cp.Minimize(cp.sum(cp.rel_entr(m0, q0)) + cp.sum(cp.rel_entr(m1, q1))),
+                         [cp.sum(q0) == 1, cp.sum(q1) == 1, q0 <= math.exp(epsilon) * q1, q1 <= math.exp(epsilon) * q0])
+    problem.solve()
+    many = nearest_dp_law(m0, m1, epsilon)
+    gaps = {"two_cells": max(abs(two["low"] - reference), abs(two["high"] - reference)) / reference,
+            "cvxpy": max(abs(many["low"] - problem.value), abs(many["high"] - problem.value)) / problem.value}
+    if max(gaps.values()) > 1e-6:
+        raise RuntimeError(f"nearest_dp_law disagrees with an independent solver: {gaps}")
+    return gaps
 
 
 def handed_fixed_n(p_a: float, p_b: float, epsilon: float, delta: float, alpha: float, most: int = 10**9) -> int | None:
@@ -251,11 +324,21 @@ def main() -> None:
                "seconds": time.perf_counter() - started}
         rows.append(row)
         print(_line(row), flush=True)
-    exact = {**laplace_two_legs(), "whole_output": laplace_whole_output()}
+    exact = laplace_two_legs()
+    by_name = {row["mechanism"]: row for row in rows}
+    whole = []
+    for name, (coordinates, scale) in LAPLACE_COORDINATES.items():
+        row = by_name[name]
+        floors = laplace_whole_output(coordinates, scale, row["claim"][0])
+        whole.append({"mechanism": name, **floors, "one_tenth": row["one_tenth"],
+                      "sequential_median": row["sequential_median"],
+                      "mean_excluded": None if row["one_tenth"] is None else bool(floors["mean_floor"] > row["one_tenth"]),
+                      "median_excluded": None if row["one_tenth"] is None else bool(floors["median_floor"] > row["one_tenth"])})
     write_text_atomic(out / "sequential_limit.json", to_json({
         "samples_per_side": args.samples, "seed": SEED, "confidence": CONFIDENCE, "decisions_kl": decisions,
-        "rows": rows, "laplace_half_scale_exact": exact}, indent=2) + "\n")
-    write_text_atomic(out / "sequential_limit.md", markdown(rows, args.samples, exact))
+        "rows": rows, "laplace_half_scale_two_legs": exact, "whole_output": whole,
+        "whole_output_solver_gaps": checked_dual()}, indent=2) + "\n")
+    write_text_atomic(out / "sequential_limit.md", markdown(rows, args.samples, exact, whole))
 
 
 def _line(row: dict) -> str:
@@ -273,8 +356,7 @@ def _line(row: dict) -> str:
             f"{excluded} | {betting} |")
 
 
-def markdown(rows: list[dict], samples: int, exact: dict) -> str:
-    whole = exact["whole_output"]
+def markdown(rows: list[dict], samples: int, exact: dict, whole: list[dict]) -> str:
     lines = [f"Events chosen by one fixed-n audit at {samples} per side (seed {SEED}); probabilities from its bounding "
              f"counts; {CONFIDENCE:.0%}.", "",
              "| mechanism | claim (ε, δ) | event (the candidate with the largest KL*) | p_0, p_1 | KL* per pair | "
@@ -307,12 +389,21 @@ def markdown(rows: list[dict], samples: int, exact: dict) -> str:
               f"x > {exact['two_legs_thresholds'][1]:.3f}; mean floor {exact['two_legs_floor']:.1f}), still above "
               f"1/10 of the fixed-n need (20). For the other mechanisms the table's betting column bounds one-event "
               f"bettors only: the joint law of two legs is not known in closed form there.",
-              "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on laplace_half_scale's whole output (exact laws): "
-              f"KL*_out per pair is between {whole['kl_star_low']:.5f} and {whole['kl_star_high']:.5f} "
-              f"({whole['bins']} bins on [0, 1]), so a test that always flags needs at least "
-              f"{whole['mean_floor']:.1f} samples per side on average, above 1/10 of the fixed-n need (20), and one "
-              f"that flags by m with probability 1/2 needs m >= {whole['median_floor']:.1f}: the median target is "
-              f"not ruled out by information; on the mean, no test reaches it."]
+              "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on the whole output, where the laws are known "
+              f"(Laplace noise on coordinates that differ by 1; KL*_out bracketed on cells of the privacy loss, "
+              f"spread Δ within a cell; the floors from its upper end):", "",
+              "| mechanism | coordinates, scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
+              "any test flagging half the time (median) | 1/10 of the fixed-n need | our sequential (median) |",
+              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {w['mechanism']} | {w['coordinates']}, {w['scale']:g} | {w['cells']}, {w['spread']:.4f} | "
+              f"{w['kl_star_low']:.5f} to {w['kl_star_high']:.5f} | {w['mean_floor']:.1f} | {w['median_floor']:.1f} | "
+              f"{w['one_tenth']:g} | {w['sequential_median']} |" for w in whole]
+    mean_out = [w["mechanism"] for w in whole if w["mean_excluded"]]
+    median_out = [w["mechanism"] for w in whole if w["median_excluded"]]
+    lines += ["", f"On {len(mean_out)} of {len(whole)} no sequential test at all, whatever it watches, flags with "
+              f"probability 1 within 1/10 of the fixed-n need on average{': ' + ', '.join(mean_out) if mean_out else ''}; "
+              f"by the median, information rules it out on {len(median_out)} of them"
+              f"{': ' + ', '.join(median_out) if median_out else ''}."]
     return "\n".join(lines) + "\n"
 
 
