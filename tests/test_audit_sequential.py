@@ -37,6 +37,10 @@ def test_a_broken_mechanism_is_flagged_before_the_budget_is_spent_and_the_same_s
     assert looks[-1]["samples"] == used[0] <= sum(sizes[:len(looks)])  # it stopped within its last look
     assert [look["samples"] for look in looks[:-1]] == list(np.cumsum(sizes[:len(looks) - 1]))
     assert looks[0]["e_value"] is None and looks[0]["bets"] == []  # the first look only chooses
+    summary = result.as_dict()  # the deciding event's counts are of the last look, and say so
+    lead = summary["candidates"][0]
+    assert summary["p_d0"]["n"] == summary["p_d1"]["n"] == lead["n"][0] == used[0] - looks[-2]["samples"]
+    assert [summary["p_d0"]["count"], summary["p_d1"]["count"]] == lead["counts"]
     assert result.epsilon_lower_bound == 1.0  # the test refutes the claim; it does not measure beyond it
     document = result.as_dict()
     assert document["mode"] == "sequential" and document["samples_used"]["total"] == used
@@ -253,6 +257,11 @@ def test_the_cli_gives_the_samples_used(capsys):
     assert main(argv) == 1
     text = capsys.readouterr().out
     assert f"{out['samples_used']['total'][0]} of 5000 samples per side" in text and "sequential test: e-value" in text
+    lead = out["candidates"][0]
+    assert f"P[event | d0] = {out['p_d0']['count']}/{lead['n'][0]} (in the last look)" in text
+    legs = [c for c in out["candidates"][1:] if (c["pair"], c["slot"]) == (lead["pair"], lead["slot"])]
+    assert all(f"in the same bet: {leg['event']}: {leg['counts'][0]}/{leg['n'][0]} under d0" in text for leg in legs)
+    assert text.count("in the same bet") == len(legs)
 
 
 def test_sequential_with_a_checkpoint_is_refused_naming_the_parameter_or_the_flag(capsys, tmp_path):

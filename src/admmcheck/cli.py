@@ -730,8 +730,14 @@ def _print_audit_head(summary: dict, claim: str) -> None:
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]
-        shown = "" if sequential else f", interval [{p['interval'][0]:.4g}, {p['interval'][1]:.4g}]"
+        shown = " (in the last look)" if sequential else (f", interval [{p['interval'][0]:.4g}, "
+                                                                     f"{p['interval'][1]:.4g}]")
         print(f"  P[event | {side[2:]}] = {p['count']}/{p['n']}{shown}")
+    lead, *others = summary.get("candidates") or [{}]
+    for leg in others if sequential else ():  # the deciding bet's other legs (sequential.paired_bet)
+        if (leg.get("pair"), leg.get("slot")) == (lead.get("pair"), lead.get("slot")):
+            print(f"  in the same bet: {leg['event']}: {leg['counts'][0]}/{leg['n'][0]} under d0, "
+                  f"{leg['counts'][1]}/{leg['n'][1]} under d1")
 
 
 def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,

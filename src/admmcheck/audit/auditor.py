@@ -91,6 +91,7 @@ class AuditResult:
     mode: str = "fixed-n"  # or "sequential" (admmcheck.audit.sequential)
     leak_floor: dict[str, object] | None = None  # the rarest leak this fixed-n audit can refute (_leak_floor)
     sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
+    counted: tuple[int, int] | None = None  # samples per side ``counts`` are of, where not the bounding samples
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
@@ -101,7 +102,7 @@ class AuditResult:
         ``confidence`` and the ``method``: a statement of its own at the stated confidence, beside
         the verdict's."""
         def side(k: int) -> dict[str, object]:
-            n = self.bounding_samples[k]
+            n = (self.counted or self.bounding_samples)[k]
             return {"count": self.counts[k], "n": n, "estimate": self.counts[k] / n if n else None,
                     "interval": list(self.intervals[k])}
 

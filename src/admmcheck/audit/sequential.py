@@ -519,7 +519,7 @@ def _outcome(claim: PrivacyClaim, alpha: float, wealth: Wealth, chosen: dict[int
         "bounding_samples": (max(drawn - first, 0),) * 2,
         "event": event.description if event else "none (no look was bet on)",
         "family": event.family if event else "",
-        "numerator": a, "pair": pair, "counts": counts, "intervals": ((nan, nan), (nan, nan)),
+        "numerator": a, "pair": pair, "counts": counts, "counted": (n, n), "intervals": ((nan, nan), (nan, nan)),
         "delta_lower_bound": nan, "candidates": tuple(candidates), "intervals_bounded": 0,
         "complete": complete, "notes": tuple(notes), "findings": tuple(findings),
         "layout": encoding.layout, "kinds": () if encoding.single else tuple(encoding.as_dict()),

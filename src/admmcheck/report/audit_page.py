@@ -56,7 +56,7 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 {{ s.neighbour_pair }} of {{ s.neighbour_pairs }} at {{ percent }} % confidence.</p>
 <p>Deciding event ({{ s.event_family }} family): <b>{{ s.event }}</b> &mdash; more likely under
 <b>{{ s.event_more_likely_under }}</b>.</p>
-<table><tr><th>dataset</th><th>count</th><th>n</th><th>estimate</th><th>Clopper&ndash;Pearson interval</th></tr>
+<table><tr><th>dataset</th><th>count</th><th>n{% if sequential %} (the last look){% endif %}</th><th>estimate</th><th>Clopper&ndash;Pearson interval</th></tr>
 {% for name, side in sides %}<tr><td>{{ name }}</td><td class="num">{{ side.count }}</td><td class="num">{{ side.n }}</td>
 <td class="num">{{ side.estimate|num(4) }}</td><td>{% if sequential %}none: the sequential test bets, it bounds no
 interval{% else %}[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]{% endif %}</td></tr>
