@@ -56,7 +56,10 @@ outputs is data processing; a dual bound, :func:`nearest_dp_law`); above, the KL
 cells at ε − Δ, Δ the spread of L within a cell (an (ε − Δ)-DP law of the cells, spread inside each cell
 as the true law is, is an ε-DP pair with the same KL). The cells: BINS bins of each coordinate's loss,
 convolved k times with the sums grouped on a grid of STEP (Δ = k·(bin + STEP)). The solver is checked
-against CVXPY and against the event solver on a two-cell output (:func:`checked_dual`).
+against CVXPY and against the event solver on a two-cell output (:func:`checked_dual`). A fourth,
+gaussian_wrong_sigma, adds Gaussian noise (σ = 4) to 4 such coordinates: its loss is N(±μ, 2μ), μ = 4/(2σ²),
+and the claim has δ > 0, so the cells' law must keep the hockey-stick divergence at most δ; the tail cells,
+where the loss is unbounded, spend their whole mass from δ (:func:`gaussian_whole_output`).
 
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
@@ -66,7 +69,7 @@ seeds of ``sequential_power.json``, selection and multiplicity included) and 1/1
 **What it covers.** The event floors: tests that watch this one event, handed to them with its
 probabilities known. A test that watches the whole output, or several events, can see more (KL of the
 whole output law is at least the event's), so they say how far from 1/10 a test on the audit's own best
-event must be, even before any of it is learnt. The whole-output floors bound every test, on the three
+event must be, even before any of it is learnt. The whole-output floors bound every test, on the four
 mechanisms whose output laws are known in closed form.
 
     python benchmarks/sequential_limit.py [--samples 100000] [--out DIR]
@@ -101,6 +104,9 @@ BINS = 2000  # bins of each coordinate's privacy loss in laplace_whole_output
 STEP = 0.0005  # the grid the sums of the coordinates' losses are grouped on
 LAPLACE_COORDINATES = {"laplace_half_scale": (1, 0.5), "histogram_wrong_scale": (2, 1.0),
                        "vector_l2_sensitivity": (4, 2.0)}  # (coordinates that differ by 1, Laplace scale), claim ε = 1
+GAUSSIAN = ("gaussian_wrong_sigma", 4, 4.0)  # Gaussian noise of this sigma on 4 coordinates that differ by 1
+GAUSSIAN_CELLS = 4000  # cells of its privacy loss within TAIL standard deviations, and two tail cells
+TAIL = 12
 
 
 def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
@@ -250,6 +256,50 @@ def laplace_whole_output(coordinates: int, scale: float, epsilon: float = 1.0) -
             "median_floor": float(kl(0.5, alpha)) / high["high"]}
 
 
+def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSSIAN[1], sigma: float = GAUSSIAN[2],
+                          cells: int = GAUSSIAN_CELLS) -> dict[str, float]:
+    """KL*_out of Gaussian noise of ``sigma`` on ``coordinates`` coordinates that differ by 1, against an
+    (``epsilon``, ``delta``) claim, bracketed on cells of its privacy loss L ~ N(±μ, 2μ), μ = k/(2σ²): ``cells``
+    cells of width w within TAIL standard deviations and one cell for each tail. Below: CVXPY's value on the
+    cells at (ε, δ) (the hockey-stick divergence obeys data processing; to the solver's tolerance). Above: the
+    KL of CVXPY's law at ε − w with each tail cell's whole mass counted in δ (spread inside each cell as the
+    true law is, an inner cell's excess over e^ε times the other side is at most its excess at e^(ε − w), a
+    tail cell's at most its mass), checked to satisfy those constraints exactly and then scored exactly."""
+    mu = coordinates / (2 * sigma ** 2)
+    spread = math.sqrt(2 * mu)
+    edges = np.linspace(-mu - TAIL * spread, mu + TAIL * spread, cells + 1)
+    laws = [stats.norm(sign * mu, spread) for sign in (1, -1)]
+    m0, m1 = ([law.cdf(edges[0]), *np.diff(law.cdf(edges)), law.sf(edges[-1])] for law in laws)
+    m0, m1 = np.array(m0), np.array(m1)
+    width = float(edges[1] - edges[0])
+
+    def solve(eps: float, slack: float, tails: bool) -> tuple[float, np.ndarray, np.ndarray]:
+        q0, q1 = cp.Variable(len(m0), nonneg=True), cp.Variable(len(m1), nonneg=True)
+        scale, inner = math.exp(eps), slice(1, len(m0) - 1)
+        lost = [q0[0] + q0[-1], q1[0] + q1[-1]] if tails else [0, 0]
+        where = inner if tails else slice(None)
+        problem = cp.Problem(cp.Minimize(cp.sum(cp.rel_entr(m0, q0)) + cp.sum(cp.rel_entr(m1, q1))),
+                             [cp.sum(q0) == 1, cp.sum(q1) == 1,
+                              cp.sum(cp.pos(q0[where] - scale * q1[where])) + lost[0] <= delta - slack,
+                              cp.sum(cp.pos(q1[where] - scale * q0[where])) + lost[1] <= delta - slack])
+        problem.solve()
+        if problem.status != cp.OPTIMAL:
+            raise RuntimeError(f"the nearest (ε, δ)-DP law was not found: {problem.status}")
+        return float(problem.value), np.maximum(q0.value, 0), np.maximum(q1.value, 0)
+
+    low = solve(epsilon, 0.0, False)[0]
+    _, q0, q1 = solve(epsilon - width, 1e-3 * delta, True)
+    q0, q1 = q0 / q0.sum(), q1 / q1.sum()
+    scale = math.exp(epsilon - width)
+    excess = [np.maximum(a[1:-1] - scale * b[1:-1], 0).sum() + a[0] + a[-1] for a, b in ((q0, q1), (q1, q0))]
+    if max(excess) > delta:
+        raise RuntimeError(f"the law found for the upper end is not (ε − w, δ)-DP with its tails: {excess}")
+    high = float(special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum())
+    alpha = 1 - CONFIDENCE
+    return {"coordinates": coordinates, "scale": sigma, "cells": len(m0), "spread": width, "kl_star_low": low,
+            "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high, "median_floor": float(kl(0.5, alpha)) / high}
+
+
 def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
     """nearest_dp_law against two independent solvers: nearest_null (SLSQP, checked on a grid) on a two-cell
     output, and CVXPY (Clarabel) on the cells of laplace_half_scale's loss. Their largest relative gaps."""
@@ -327,9 +377,10 @@ def main() -> None:
     exact = laplace_two_legs()
     by_name = {row["mechanism"]: row for row in rows}
     whole = []
-    for name, (coordinates, scale) in LAPLACE_COORDINATES.items():
+    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0]]:
         row = by_name[name]
-        floors = laplace_whole_output(coordinates, scale, row["claim"][0])
+        floors = (gaussian_whole_output(*row["claim"]) if name == GAUSSIAN[0]
+                  else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
         whole.append({"mechanism": name, **floors, "one_tenth": row["one_tenth"],
                       "sequential_median": row["sequential_median"],
                       "mean_excluded": None if row["one_tenth"] is None else bool(floors["mean_floor"] > row["one_tenth"]),
@@ -390,9 +441,9 @@ def markdown(rows: list[dict], samples: int, exact: dict, whole: list[dict]) -> 
               f"1/10 of the fixed-n need (20). For the other mechanisms the table's betting column bounds one-event "
               f"bettors only: the joint law of two legs is not known in closed form there.",
               "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on the whole output, where the laws are known "
-              f"(Laplace noise on coordinates that differ by 1; KL*_out bracketed on cells of the privacy loss, "
+              f"(Laplace or Gaussian noise on coordinates that differ by 1; KL*_out bracketed on cells of the privacy loss, "
               f"spread Δ within a cell; the floors from its upper end):", "",
-              "| mechanism | coordinates, scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
+              "| mechanism | coordinates, noise scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
               "any test flagging half the time (median) | 1/10 of the fixed-n need | our sequential (median) |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {w['mechanism']} | {w['coordinates']}, {w['scale']:g} | {w['cells']}, {w['spread']:.4f} | "
