@@ -160,21 +160,21 @@ def laplace_two_legs(epsilon: float = 1.0, scale: float = 0.5, step: float = 0.0
     """Exact laws of laplace_half_scale (Laplace(0, ``scale``) against Laplace(1, ``scale``), claim
     (``epsilon``, 0)): the growth g of the best bettor on one event {x < t} (or, by symmetry, {x > t}) and of
     the best two-leg bettor (``sequential.paired_bet``'s kind: {x < t_0} more likely under d0 and {x > t_1}
-    under d1 in one factor, stakes summing to at most 1/e^ε), thresholds on a grid of ``step`` over [-1, 2]
+    under d1 in one factor, overlapping or not, stakes summing to at most 1/e^ε), thresholds on a grid of ``step`` over [-1, 2]
     and refined to step/10 around the best; each with its floor ln(1/α)/g on the mean samples per side."""
     d0, d1 = stats.laplace(0.0, scale), stats.laplace(1.0, scale)
     cap = (1 - 1e-12) / math.exp(epsilon)
     cuts = np.arange(-1.0, 2.0 + step / 2, step)
     single = float(np.max(bet(d0.cdf(cuts), d1.cdf(cuts), epsilon, 0.0, cap)[1]))
 
-    def two(t0: float, t1: float) -> float:  # patterns (index 2^0 [x < t0] + 2^1 [x > t1]), t0 <= t1
-        laws = [np.array([d.cdf(t1) - d.cdf(t0), d.cdf(t0), d.sf(t1), 0.0]) for d in (d0, d1)]
+    def two(t0: float, t1: float) -> float:  # patterns: index 2^0 [x < t0] + 2^1 [x > t1]; the legs overlap if t1 < t0
+        laws = [np.array([max(d.cdf(t1) - d.cdf(t0), 0.0), d.cdf(min(t0, t1)), d.sf(max(t0, t1)),
+                          max(d.cdf(t0) - d.cdf(t1), 0.0)]) for d in (d0, d1)]
         return joint_bet(independent_law(*laws, (0, 1)), epsilon, 0.0, cap)[1]
 
-    best = max((two(a, b), a, b) for a in cuts for b in cuts if a <= b)
+    best = max((two(a, b), a, b) for a in cuts for b in cuts)
     fine = np.arange(-5, 6) * step / 10
-    best = max((two(best[1] + u, best[2] + v), best[1] + u, best[2] + v) for u in fine for v in fine
-               if best[1] + u <= best[2] + v)
+    best = max((two(best[1] + u, best[2] + v), best[1] + u, best[2] + v) for u in fine for v in fine)
     alpha_log = math.log(1 / (1 - CONFIDENCE))
     return {"one_event_growth": single, "one_event_floor": alpha_log / single, "two_legs_growth": best[0],
             "two_legs_floor": alpha_log / best[0], "two_legs_thresholds": [best[1], best[2]]}

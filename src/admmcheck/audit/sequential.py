@@ -70,9 +70,9 @@ per sample pair, and 1.33^12 >= 20: the claim is refuted at 20 samples per side
 (``benchmarks/sequential_power.py``: 40 before).
 
 **The ε lower bound.** The same events and stakes are settled at every ε of the grid
-claim·j/GRID, j = 0..GRID. The stakes (of all legs together) are below c/(e^claim + δ) <= c/(e^ε + δ), so each W(ε) is
-an e-process under (ε, δ)-DP; and each factor 1 + Σ_k λ_k Z_k(ε) is non-increasing in ε (every Z_k is), so W(ε) is
-non-increasing in ε. Let ε₀ be the smallest grid ε at which the mechanism is (ε, δ)-DP: reporting
+claim·j/GRID, j = 0..GRID. The stakes (of all legs together) are below c/(e^claim + δ) <= c/(e^ε + δ),
+so each W(ε) is an e-process under (ε, δ)-DP; and each factor 1 + Σ_k λ_k Z_k(ε) is non-increasing in ε
+(every Z_k is), so W(ε) is non-increasing in ε. Let ε₀ be the smallest grid ε at which the mechanism is (ε, δ)-DP: reporting
 any grid ε >= ε₀ as refuted means W(ε₀) reached 1/α, which has probability <= α; so the largest
 refuted grid ε is a lower bound valid at the stated confidence. It never exceeds the claim: the
 sequential mode decides the claim and stops, it does not measure by how much the claim fails
