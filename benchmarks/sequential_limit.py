@@ -59,7 +59,10 @@ convolved k times with the sums grouped on a grid of STEP (Δ = k·(bin + STEP))
 against CVXPY and against the event solver on a two-cell output (:func:`checked_dual`). A fourth,
 gaussian_wrong_sigma, adds Gaussian noise (σ = 4) to 4 such coordinates: its loss is N(±μ, 2μ), μ = 4/(2σ²),
 and the claim has δ > 0, so the cells' law must keep the hockey-stick divergence at most δ; the tail cells,
-where the loss is unbounded, spend their whole mass from δ (:func:`gaussian_whole_output`).
+where the loss is unbounded, spend their whole mass from δ (:func:`gaussian_whole_output`). A fifth,
+svt_no_threshold_noise, releases which of 5 queries first crosses a fixed threshold: 6 outputs whose
+probabilities are products of Laplace tails, so KL*_out is the program on them, no cells needed
+(:func:`svt_whole_output`).
 
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
@@ -69,7 +72,7 @@ seeds of ``sequential_power.json``, selection and multiplicity included) and 1/1
 **What it covers.** The event floors: tests that watch this one event, handed to them with its
 probabilities known. A test that watches the whole output, or several events, can see more (KL of the
 whole output law is at least the event's), so they say how far from 1/10 a test on the audit's own best
-event must be, even before any of it is learnt. The whole-output floors bound every test, on the four
+event must be, even before any of it is learnt. The whole-output floors bound every test, on the five
 mechanisms whose output laws are known in closed form.
 
     python benchmarks/sequential_limit.py [--samples 100000] [--out DIR]
@@ -105,6 +108,7 @@ STEP = 0.0005  # the grid the sums of the coordinates' losses are grouped on
 LAPLACE_COORDINATES = {"laplace_half_scale": (1, 0.5), "histogram_wrong_scale": (2, 1.0),
                        "vector_l2_sensitivity": (4, 2.0)}  # (coordinates that differ by 1, Laplace scale), claim ε = 1
 GAUSSIAN = ("gaussian_wrong_sigma", 4, 4.0)  # Gaussian noise of this sigma on 4 coordinates that differ by 1
+SVT = ("svt_no_threshold_noise", (0.0, 0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 1.0, 1.0, 0.0), 2.0, 0.5)  # queries, noise, threshold
 GAUSSIAN_CELLS = 4000  # cells of its privacy loss within TAIL standard deviations, and two tail cells
 TAIL = 12
 
@@ -300,6 +304,26 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
             "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high, "median_floor": float(kl(0.5, alpha)) / high}
 
 
+def svt_whole_output(epsilon: float, queries: tuple[tuple[float, ...], tuple[float, ...]] = SVT[1:3],
+                     scale: float = SVT[3], threshold: float = SVT[4]) -> dict[str, float]:
+    """KL*_out of svt_no_threshold_noise, whose output is discrete: the first query j with
+    q_j + Laplace(``scale``) >= ``threshold`` (probability a_j ∏_{i<j} (1 − a_i)) or none (∏ (1 − a_i)),
+    on each dataset's ``queries``. No cells: below, :func:`nearest_dp_law`'s dual bound at ε; above, the
+    KL of its law at ε − 1e-9, checked ε-DP."""
+    laws = []
+    for q in queries:
+        above = stats.laplace(0.0, scale).sf(threshold - np.asarray(q))
+        before = np.concatenate([[1.0], np.cumprod(1 - above)])
+        laws.append(np.append(above * before[:-1], before[-1]))
+    low, high = nearest_dp_law(*laws, epsilon)["low"], nearest_dp_law(*laws, epsilon - 1e-9)
+    if high["reached"] > epsilon or high["high"] < low:
+        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}")
+    alpha = 1 - CONFIDENCE
+    return {"coordinates": len(queries[0]), "scale": scale, "cells": len(laws[0]), "spread": 0.0, "kl_star_low": low,
+            "kl_star_high": high["high"], "mean_floor": math.log(1 / alpha) / high["high"],
+            "median_floor": float(kl(0.5, alpha)) / high["high"]}
+
+
 def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
     """nearest_dp_law against two independent solvers: nearest_null (SLSQP, checked on a grid) on a two-cell
     output, and CVXPY (Clarabel) on the cells of laplace_half_scale's loss. Their largest relative gaps."""
@@ -377,10 +401,10 @@ def main() -> None:
     exact = laplace_two_legs()
     by_name = {row["mechanism"]: row for row in rows}
     whole = []
-    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0]]:
+    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0], SVT[0]]:
         row = by_name[name]
-        floors = (gaussian_whole_output(*row["claim"]) if name == GAUSSIAN[0]
-                  else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
+        floors = (gaussian_whole_output(*row["claim"]) if name == GAUSSIAN[0] else svt_whole_output(row["claim"][0])
+                  if name == SVT[0] else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
         whole.append({"mechanism": name, **floors, "one_tenth": row["one_tenth"],
                       "sequential_median": row["sequential_median"],
                       "mean_excluded": None if row["one_tenth"] is None else bool(floors["mean_floor"] > row["one_tenth"]),
@@ -441,9 +465,10 @@ def markdown(rows: list[dict], samples: int, exact: dict, whole: list[dict]) -> 
               f"1/10 of the fixed-n need (20). For the other mechanisms the table's betting column bounds one-event "
               f"bettors only: the joint law of two legs is not known in closed form there.",
               "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on the whole output, where the laws are known "
-              f"(Laplace or Gaussian noise on coordinates that differ by 1; KL*_out bracketed on cells of the privacy loss, "
-              f"spread Δ within a cell; the floors from its upper end):", "",
-              "| mechanism | coordinates, noise scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
+              f"(Laplace or Gaussian noise on coordinates that differ by 1: KL*_out bracketed on cells of the privacy "
+              f"loss, spread Δ within a cell; svt_no_threshold_noise: 5 queries, its 6 outputs, Δ = 0; the floors "
+              f"from the upper end):", "",
+              "| mechanism | coordinates or queries, noise scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
               "any test flagging half the time (median) | 1/10 of the fixed-n need | our sequential (median) |",
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {w['mechanism']} | {w['coordinates']}, {w['scale']:g} | {w['cells']}, {w['spread']:.4f} | "
