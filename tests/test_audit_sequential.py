@@ -205,7 +205,7 @@ def test_noise_reused_is_refuted_within_20_samples_and_the_second_look_bets_only
     y = x + 1. Events are chosen on 8 samples a side; from the 9th pair on each bet on the support
     multiplies the wealth by 1 + 0.9/e per pair, and (1 + 0.9/e)^12 >= 20 > (1 + 0.9/e)^9."""
     assert (1 + CAUTION / math.e) ** 12 >= 20 > (1 + CAUTION / math.e) ** 9
-    assert look_sizes(1_000)[:3] == [8, 12, 30]
+    assert look_sizes(1_000)[:3] == [8, 12, 25]
     result = audit(Source(f"{MECHANISMS}:admm_noise_reused"), Source(f"{MECHANISMS}:scalar_pair"),
                    PrivacyClaim(1.0), samples=1_000, sequential=True, seed=4, workers=1)
     assert result.verdict == "violation" and result.sequential["samples_used"] == [20, 20]

@@ -102,7 +102,7 @@ from admmcheck.progress import Budget
 
 EARLY_LOOK = 8  # samples per side of the first look: events are chosen on it, nothing is bet on it
 FIRST_LOOK = 20  # the second look ends here; it bets only on sure wins (SURE_FAMILIES, every sample separated)
-GROWTH = 1.5  # each later look draws this many times the samples of the look before (the third: of FIRST_LOOK)
+GROWTH = 1.25  # each later look draws this many times the samples of the look before (the third: of FIRST_LOOK)
 SURE_FAMILIES = ("structure", "values", "support")  # events of outputs one side may never give
 SLOT_WEIGHTS = (0.5, 0.25, 0.25)  # initial wealth of the bettors on the best, second and third event
 KELLY_FRACTION = 0.5  # the stake is this share of the one that maximises the growth on the plug-in law
