@@ -244,24 +244,35 @@ def loss_cells(coordinates: int, scale: float, bins: int = BINS, step: float = S
     return m0, m1, coordinates * (2 / scale / bins + step)
 
 
-def laplace_whole_output(coordinates: int, scale: float, epsilon: float = 1.0) -> dict[str, float]:
-    """KL*_out of Laplace(``scale``) noise on ``coordinates`` coordinates that differ by 1, against a claim
-    (``epsilon``, 0), bracketed as the module docstring says: below, the dual bound of :func:`nearest_dp_law`
-    on the cells of :func:`loss_cells` at ε; above, the KL of its law at ε − Δ, an (ε − Δ + rounding)-DP law
-    of the cells that lifts to an ε-DP pair (checked: what it reaches plus Δ is at most ε). The floors of any
-    level-α sequential test follow from the upper end."""
-    m0, m1, spread = loss_cells(coordinates, scale)
-    low, high = nearest_dp_law(m0, m1, epsilon)["low"], nearest_dp_law(m0, m1, epsilon - spread - 1e-9)
-    if high["reached"] + spread > epsilon or high["high"] < low:  # 1e-9 leaves room for the rescaling's rounding
-        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}, spread {spread}")
+def floors(low: float, high: float, **described: object) -> dict[str, object]:
+    """The bracket [``low``, ``high``] of KL*_out and the floors of any level-α sequential test that follow
+    from its upper end: ln(1/α)/KL (a test that always flags, mean) and kl(1/2 || α)/KL (median)."""
     alpha = 1 - CONFIDENCE
-    return {"coordinates": coordinates, "scale": scale, "cells": len(m0), "spread": spread, "kl_star_low": low,
-            "kl_star_high": high["high"], "mean_floor": math.log(1 / alpha) / high["high"],
-            "median_floor": float(kl(0.5, alpha)) / high["high"]}
+    return {**described, "kl_star_low": low, "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high,
+            "median_floor": float(kl(0.5, alpha)) / high}
+
+
+def pure_dp_bracket(m0: np.ndarray, m1: np.ndarray, epsilon: float, spread: float) -> tuple[float, float]:
+    """(low, high) of KL*_out on cells of masses ``m0``, ``m1`` within which the privacy loss varies by at
+    most ``spread``, against pure ε-DP: the dual bound of :func:`nearest_dp_law` at ε, and the KL of its law at
+    ε − spread − 1e-9 (room for the rescaling's rounding), checked to reach at most ε − spread, so that it lifts
+    to an ε-DP pair of outputs (the module docstring)."""
+    low, high = nearest_dp_law(m0, m1, epsilon)["low"], nearest_dp_law(m0, m1, epsilon - spread - 1e-9)
+    if high["reached"] + spread > epsilon or high["high"] < low:
+        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}, spread {spread}")
+    return low, high["high"]
+
+
+def laplace_whole_output(coordinates: int, scale: float, epsilon: float = 1.0) -> dict[str, object]:
+    """KL*_out of Laplace(``scale``) noise on ``coordinates`` coordinates that differ by 1, against a claim
+    (``epsilon``, 0), bracketed on the cells of :func:`loss_cells` (:func:`pure_dp_bracket`), and its floors."""
+    m0, m1, spread = loss_cells(coordinates, scale)
+    return floors(*pure_dp_bracket(m0, m1, epsilon, spread), coordinates=coordinates, scale=scale, cells=len(m0),
+                  spread=spread)
 
 
 def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSSIAN[1], sigma: float = GAUSSIAN[2],
-                          cells: int = GAUSSIAN_CELLS) -> dict[str, float]:
+                          cells: int = GAUSSIAN_CELLS) -> dict[str, object]:
     """KL*_out of Gaussian noise of ``sigma`` on ``coordinates`` coordinates that differ by 1, against an
     (``epsilon``, ``delta``) claim, bracketed on cells of its privacy loss L ~ N(±μ, 2μ), μ = k/(2σ²): ``cells``
     cells of width w within TAIL standard deviations and one cell for each tail. Below: CVXPY's value on the
@@ -270,9 +281,9 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
     true law is, an inner cell's excess over e^ε times the other side is at most its excess at e^(ε − w), a
     tail cell's at most its mass), checked to satisfy those constraints exactly and then scored exactly."""
     mu = coordinates / (2 * sigma ** 2)
-    spread = math.sqrt(2 * mu)
-    edges = np.linspace(-mu - TAIL * spread, mu + TAIL * spread, cells + 1)
-    laws = [stats.norm(sign * mu, spread) for sign in (1, -1)]
+    deviation = math.sqrt(2 * mu)
+    edges = np.linspace(-mu - TAIL * deviation, mu + TAIL * deviation, cells + 1)
+    laws = [stats.norm(sign * mu, deviation) for sign in (1, -1)]
     m0, m1 = ([law.cdf(edges[0]), *np.diff(law.cdf(edges)), law.sf(edges[-1])] for law in laws)
     m0, m1 = np.array(m0), np.array(m1)
     width = float(edges[1] - edges[0])
@@ -299,29 +310,21 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
     if max(excess) > delta:
         raise RuntimeError(f"the law found for the upper end is not (ε − w, δ)-DP with its tails: {excess}")
     high = float(special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum())
-    alpha = 1 - CONFIDENCE
-    return {"coordinates": coordinates, "scale": sigma, "cells": len(m0), "spread": width, "kl_star_low": low,
-            "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high, "median_floor": float(kl(0.5, alpha)) / high}
+    return floors(low, high, coordinates=coordinates, scale=sigma, cells=len(m0), spread=width)
 
 
 def svt_whole_output(epsilon: float, queries: tuple[tuple[float, ...], tuple[float, ...]] = SVT[1:3],
-                     scale: float = SVT[3], threshold: float = SVT[4]) -> dict[str, float]:
+                     scale: float = SVT[3], threshold: float = SVT[4]) -> dict[str, object]:
     """KL*_out of svt_no_threshold_noise, whose output is discrete: the first query j with
     q_j + Laplace(``scale``) >= ``threshold`` (probability a_j ∏_{i<j} (1 − a_i)) or none (∏ (1 − a_i)),
-    on each dataset's ``queries``. No cells: below, :func:`nearest_dp_law`'s dual bound at ε; above, the
-    KL of its law at ε − 1e-9, checked ε-DP."""
+    on each dataset's ``queries``. The outputs are the cells, with no spread (:func:`pure_dp_bracket`)."""
     laws = []
     for q in queries:
         above = stats.laplace(0.0, scale).sf(threshold - np.asarray(q))
         before = np.concatenate([[1.0], np.cumprod(1 - above)])
         laws.append(np.append(above * before[:-1], before[-1]))
-    low, high = nearest_dp_law(*laws, epsilon)["low"], nearest_dp_law(*laws, epsilon - 1e-9)
-    if high["reached"] > epsilon or high["high"] < low:
-        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}")
-    alpha = 1 - CONFIDENCE
-    return {"coordinates": len(queries[0]), "scale": scale, "cells": len(laws[0]), "spread": 0.0, "kl_star_low": low,
-            "kl_star_high": high["high"], "mean_floor": math.log(1 / alpha) / high["high"],
-            "median_floor": float(kl(0.5, alpha)) / high["high"]}
+    return floors(*pure_dp_bracket(*laws, epsilon, 0.0), coordinates=len(queries[0]), scale=scale,
+                  cells=len(laws[0]), spread=0.0)
 
 
 def checked_dual(epsilon: float = 1.0) -> dict[str, float]:

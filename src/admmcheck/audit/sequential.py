@@ -302,9 +302,7 @@ def settle(stakes: float | tuple[float, ...], outcomes: np.ndarray, grid: np.nda
     """The log-wealth that ``stakes`` (one per leg) gain at every ε of ``grid`` on samples whose outcomes
     are counted in ``outcomes`` (per cell of :func:`cells`; with one leg, index 2A + B)."""
     stakes = np.atleast_1d(np.asarray(stakes, dtype=float))
-    factors = 1 + payoffs(grid, delta, len(stakes)) @ stakes
-    counts = np.asarray(outcomes, dtype=float)
-    return np.log(factors[..., :len(counts)]) @ counts
+    return np.log1p(payoffs(grid, delta, len(stakes)) @ stakes) @ np.asarray(outcomes, dtype=float)
 
 
 def outcomes(legs: tuple[Event, ...], features: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
