@@ -257,6 +257,8 @@ def test_the_cli_gives_the_samples_used(capsys):
     assert main(argv) == 1
     text = capsys.readouterr().out
     assert f"{out['samples_used']['total'][0]} of 5000 samples per side" in text and "sequential test: e-value" in text
+    assert text.count("samples per side") == 1  # the samples used are said once
+    assert f"after {len(out['sequential']['looks'])} looks" in text
     lead = out["candidates"][0]
     assert f"P[event | d0] = {out['p_d0']['count']}/{lead['n'][0]} (in the last look)" in text
     legs = [c for c in out["candidates"][1:] if (c["pair"], c["slot"]) == (lead["pair"], lead["slot"])]

@@ -726,7 +726,7 @@ def _print_audit_head(summary: dict, claim: str) -> None:
     sequential = summary.get("sequential")
     if sequential:
         print(f"  sequential test: e-value {sequential['e_value']:.4g} (a violation at >= {sequential['threshold']:.4g}) "
-              f"after {sequential['samples_used'][0]} samples per side in {len(sequential['looks'])} looks")
+              f"after {len(sequential['looks'])} looks")
     print(f"  event: {summary['event']}")
     for side in ("p_d0", "p_d1"):
         p = summary[side]
