@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from admmcheck.audit.additive import atoms_of
 from admmcheck.audit.auditor import event_levels
 from admmcheck.audit.estimators import cp_lower, cp_upper
 from admmcheck.audit.events import MixedCoordinates, SelectionSizes, candidate_events, distinct_events, scores_of
@@ -39,6 +40,17 @@ def test_outputs_without_atoms_or_only_atoms_get_no_mixed_features():
     assert MixedCoordinates.fit(continuous, continuous + 1) is None
     patterns = rng.integers(0, 2, size=(400, 3)).astype(float)
     assert MixedCoordinates.fit(patterns, patterns) is None
+
+
+def test_a_value_seen_once_is_no_atom_however_few_the_samples():
+    # among <= 100 pooled values a 1 % share is a single value: a continuous output, as a sequential
+    # audit's first looks see it, must not have each of its values taken for an atom
+    rng = np.random.default_rng(3)
+    few = rng.laplace(size=(20, 2))
+    assert MixedCoordinates.fit(few, few + 1) is None
+    assert len(atoms_of(few[:, 0])) == 0
+    marked = np.concatenate([few[:, 0], [7.0, 7.0]])  # a value taken twice is one
+    assert list(atoms_of(marked)) == [7.0]
 
 
 def test_many_valued_discrete_outputs_also_get_learned_scores():

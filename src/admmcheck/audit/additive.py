@@ -30,9 +30,10 @@ MOST_ATOMS = 4
 
 
 def atoms_of(values: np.ndarray) -> np.ndarray:
-    """The MOST_ATOMS most frequent values taken by at least ATOM_SHARE of ``values``."""
+    """The MOST_ATOMS most frequent values taken by at least ATOM_SHARE of ``values`` and more than once
+    (among 100 values or fewer a share of 1 % is one value: every value of a continuous output)."""
     unique, counts = np.unique(values, return_counts=True)
-    frequent = counts >= ATOM_SHARE * len(values)
+    frequent = (counts >= ATOM_SHARE * len(values)) & (counts >= 2)
     return unique[frequent][np.argsort(-counts[frequent], kind="stable")[:MOST_ATOMS]]
 
 
