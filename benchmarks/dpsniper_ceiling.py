@@ -231,14 +231,20 @@ def combine(*bins):
 
 # --------------------------------------------------------------------------- the ceiling
 
+def event_bound(count_a, count_b, n: int, alpha: float, delta: float = 0.0):
+    """ln((cp_lower(count_a) - delta)/cp_upper(count_b)) among n samples a side, alpha/2 each: the bound
+    one event gives (-inf where the lower end does not exceed delta)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (np.log(np.maximum(cp_lower(count_a, n, alpha / 2) - delta, 0.0))
+                - np.log(cp_upper(count_b, n, alpha / 2)))
+
+
 def ceiling(law: Law, n: int, alpha: float, delta: float = 0.0) -> dict:
-    """max over thresholds and both directions of ln((cp_lower(n P_a) - delta)/cp_upper(n P_b)), alpha/2 each
+    """max over thresholds and both directions of :func:`event_bound` at the expected counts n P_a, n P_b
     (DP-Sniper's claims have delta = 0; ``rare_leak.py`` passes its claim's)."""
-    a = alpha / 2
 
     def bound(pa, pb):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.log(np.maximum(cp_lower(n * pa, n, a) - delta, 0.0)) - np.log(cp_upper(n * pb, n, a))
+        return event_bound(n * pa, n * pb, n, alpha, delta)
 
     nz = np.nonzero((law.w0 > 0) | (law.w1 > 0))[0]
     w0, w1, L = law.w0[nz], law.w1[nz], (law.k0 + nz) * law.h

@@ -78,7 +78,6 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from admmcheck.audit.estimators import cp_lower, cp_upper
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -137,10 +136,7 @@ def event_masses(c0: np.ndarray, c1: np.ndarray) -> list[tuple[np.ndarray, np.nd
     return [(np.cumsum(c0[::-1]), np.cumsum(c1[::-1])), (np.cumsum(c1), np.cumsum(c0))]
 
 
-def bound(count_a, count_b, n, alpha):
-    """ln(cp_lower(count_a) / cp_upper(count_b)), alpha/2 a side: the bound of one event."""
-    with np.errstate(divide="ignore"):
-        return np.log(cp_lower(count_a, n, alpha / 2)) - np.log(cp_upper(count_b, n, alpha / 2))
+bound = C.event_bound  # the bound one event gives from its counts
 
 
 def wilson(count, n, z, upper):
