@@ -63,6 +63,7 @@ def sequential_used(mechanism: str, neighbours: str, epsilon: float, delta: floa
     return {"verdict": result.verdict, "samples_used": result.sequential["samples_used"][0],
             "e_value": result.sequential["e_value"], "looks": len(looks), "event": result.event,
             "last_growth": max((b["predicted_growth"] for b in looks[-1]["bets"]), default=0.0),
+            "lowest_e_value": min((look["e_value"] for look in looks if look["e_value"] is not None), default=1.0),
             "wall_time_s": time.perf_counter() - started}
 
 
@@ -102,11 +103,16 @@ def _account(rows: list[dict], seeds: str) -> str:
     if slower:
         growth = {r["mechanism"]: statistics.median(run["last_growth"] for run in r["sequential"])
                   for r in rows if r["mechanism"] in slower}
+        lowest = {r["mechanism"]: statistics.median(run["lowest_e_value"] for run in r["sequential"])
+                  for r in rows if any(run["looks"] > 2 for run in r["sequential"])}
         text.append("Slower than fixed-n: " + ", ".join(f"{name} (predicted log-growth of the best bet at the last "
                                                           f"look {g:.2g} per sample pair)" for name, g in growth.items())
                     + ". Where the leak at the claim is weak the wealth grows by about μ²/(2 Var Z) per pair (μ: "
                     "how much P_a(E) exceeds e^ε P_b(E)), so reaching 20 takes thousands of pairs, and the first "
-                    "looks, bet on events chosen from few samples, add little. The fixed-n figure is also the first "
+                    "looks, bet on events chosen from few samples, can lose: the wealth then has to climb "
+                    f"ln({goal:g}/lowest) rather than ln {goal:g}. The lowest e-value at the end of a look, median over "
+                    "the seeds: " + ", ".join(f"{name} {low:.2g}" for name, low in lowest.items())
+                    + ". The fixed-n figure is also the first "
                     f"of up to {len(SIZES)} sizes at which that seed's audit flags, a best-of-several that favours fixed-n. A "
                     "test valid at every stopping time does not beat a fixed-n test whose size was known to be "
                     "right when the effect is small; it wins when the effect is strong or the right size is not "
