@@ -62,7 +62,9 @@ and the claim has δ > 0, so the cells' law must keep the hockey-stick divergenc
 where the loss is unbounded, spend their whole mass from δ (:func:`gaussian_whole_output`). A fifth,
 svt_no_threshold_noise, releases which of 5 queries first crosses a fixed threshold: 6 outputs whose
 probabilities are products of Laplace tails, so KL*_out is the program on them, no cells needed
-(:func:`svt_whole_output`).
+(:func:`svt_whole_output`). A sixth, noisy_max_too_little_noise, releases the index of the largest of 4
+noisy scores: 4 outputs whose probabilities are one-dimensional integrals (quadrature;
+:func:`noisy_max_whole_output`).
 
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
@@ -72,7 +74,7 @@ seeds of ``sequential_power.json``, selection and multiplicity included) and 1/1
 **What it covers.** The event floors: tests that watch this one event, handed to them with its
 probabilities known. A test that watches the whole output, or several events, can see more (KL of the
 whole output law is at least the event's), so they say how far from 1/10 a test on the audit's own best
-event must be, even before any of it is learnt. The whole-output floors bound every test, on the five
+event must be, even before any of it is learnt. The whole-output floors bound every test, on the six
 mechanisms whose output laws are known in closed form.
 
     python benchmarks/sequential_limit.py [--samples 100000] [--out DIR]
@@ -91,7 +93,7 @@ from pathlib import Path
 
 import cvxpy as cp
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import integrate, optimize, special, stats
 
 from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
 from admmcheck.audit.sequential import bet, independent_law, joint_bet
@@ -109,6 +111,7 @@ LAPLACE_COORDINATES = {"laplace_half_scale": (1, 0.5), "histogram_wrong_scale": 
                        "vector_l2_sensitivity": (4, 2.0)}  # (coordinates that differ by 1, Laplace scale), claim ε = 1
 GAUSSIAN = ("gaussian_wrong_sigma", 4, 4.0)  # Gaussian noise of this sigma on 4 coordinates that differ by 1
 SVT = ("svt_no_threshold_noise", (0.0, 0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 1.0, 1.0, 0.0), 2.0, 0.5)  # queries, noise, threshold
+NOISY_MAX = ("noisy_max_too_little_noise", (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0), 0.5)  # scores, Laplace scale
 GAUSSIAN_CELLS = 4000  # cells of its privacy loss within TAIL standard deviations, and two tail cells
 TAIL = 12
 
@@ -327,6 +330,31 @@ def svt_whole_output(epsilon: float, queries: tuple[tuple[float, ...], tuple[flo
                   cells=len(laws[0]), spread=0.0)
 
 
+def noisy_max_whole_output(epsilon: float, scores: tuple[tuple[float, ...], tuple[float, ...]] = NOISY_MAX[1:3],
+                           scale: float = NOISY_MAX[3]) -> dict[str, object]:
+    """KL*_out of noisy_max_too_little_noise, whose output is discrete: the index k of the largest
+    score + Laplace(``scale``), with probability ∫ f_k(x) ∏_{j≠k} F_j(x) dx on each dataset's ``scores``
+    (numerical quadrature, split at the scores; the masses must sum to 1 within 1e-9). The outputs are the
+    cells, with no spread (:func:`pure_dp_bracket`)."""
+    laws = []
+    for q in scores:
+        noise = [stats.laplace(value, scale) for value in q]
+        breaks = [-math.inf, *sorted(set(q)), math.inf]
+
+        def mass(k: int) -> float:
+            def density(x: float) -> float:
+                return noise[k].pdf(x) * math.prod(noise[j].cdf(x) for j in range(len(q)) if j != k)
+            return sum(integrate.quad(density, low, high, epsabs=1e-13, epsrel=1e-12)[0]
+                       for low, high in zip(breaks[:-1], breaks[1:]))
+
+        law = np.array([mass(k) for k in range(len(q))])
+        if abs(law.sum() - 1) > 1e-9:
+            raise RuntimeError(f"the argmax law does not sum to 1: {law}")
+        laws.append(law)
+    return floors(*pure_dp_bracket(*laws, epsilon, 0.0), coordinates=len(scores[0]), scale=scale,
+                  cells=len(laws[0]), spread=0.0)
+
+
 def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
     """nearest_dp_law against two independent solvers: nearest_null (SLSQP, checked on a grid) on a two-cell
     output, and CVXPY (Clarabel) on the cells of laplace_half_scale's loss. Their largest relative gaps."""
@@ -404,10 +432,11 @@ def main() -> None:
     exact = laplace_two_legs()
     by_name = {row["mechanism"]: row for row in rows}
     whole = []
-    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0], SVT[0]]:
+    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0], SVT[0], NOISY_MAX[0]]:
         row = by_name[name]
         floors = (gaussian_whole_output(*row["claim"]) if name == GAUSSIAN[0] else svt_whole_output(row["claim"][0])
-                  if name == SVT[0] else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
+                  if name == SVT[0] else noisy_max_whole_output(row["claim"][0]) if name == NOISY_MAX[0]
+                  else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
         whole.append({"mechanism": name, **floors, "one_tenth": row["one_tenth"],
                       "sequential_median": row["sequential_median"],
                       "mean_excluded": None if row["one_tenth"] is None else bool(floors["mean_floor"] > row["one_tenth"]),
@@ -469,7 +498,8 @@ def markdown(rows: list[dict], samples: int, exact: dict, whole: list[dict]) -> 
               f"bettors only: the joint law of two legs is not known in closed form there.",
               "", f"Any level-{1 - CONFIDENCE:.2g} sequential test on the whole output, where the laws are known "
               f"(Laplace or Gaussian noise on coordinates that differ by 1: KL*_out bracketed on cells of the privacy "
-              f"loss, spread Δ within a cell; svt_no_threshold_noise: 5 queries, its 6 outputs, Δ = 0; the floors "
+              f"loss, spread Δ within a cell; svt_no_threshold_noise: 5 queries, its 6 outputs, Δ = 0; "
+              f"noisy_max_too_little_noise: 4 scores, its 4 outputs, Δ = 0; the floors "
               f"from the upper end):", "",
               "| mechanism | coordinates or queries, noise scale | cells, Δ | KL*_out per pair | any test that always flags (mean) | "
               "any test flagging half the time (median) | 1/10 of the fixed-n need | our sequential (median) |",
