@@ -63,7 +63,8 @@ def sequential_used(mechanism: str, neighbours: str, epsilon: float, delta: floa
     return {"verdict": result.verdict, "samples_used": result.sequential["samples_used"][0],
             "e_value": result.sequential["e_value"], "looks": len(looks), "event": result.event,
             "last_growth": max((b["predicted_growth"] for b in looks[-1]["bets"]), default=0.0),
-            "lowest_e_value": min((look["e_value"] for look in looks if look["e_value"] is not None), default=1.0),
+            # the lowest the wealth fell to at the end of a look, counting its start at 1
+            "lowest_e_value": min([1.0, *(look["e_value"] for look in looks if look["e_value"] is not None)]),
             "wall_time_s": time.perf_counter() - started}
 
 
