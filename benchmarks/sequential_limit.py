@@ -293,13 +293,13 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
 
     def solve(eps: float, slack: float, tails: bool) -> tuple[float, np.ndarray, np.ndarray]:
         q0, q1 = cp.Variable(len(m0), nonneg=True), cp.Variable(len(m1), nonneg=True)
-        scale, inner = math.exp(eps), slice(1, len(m0) - 1)
+        ratio = math.exp(eps)
         lost = [q0[0] + q0[-1], q1[0] + q1[-1]] if tails else [0, 0]
-        where = inner if tails else slice(None)
+        where = slice(1, len(m0) - 1) if tails else slice(None)
         problem = cp.Problem(cp.Minimize(cp.sum(cp.rel_entr(m0, q0)) + cp.sum(cp.rel_entr(m1, q1))),
                              [cp.sum(q0) == 1, cp.sum(q1) == 1,
-                              cp.sum(cp.pos(q0[where] - scale * q1[where])) + lost[0] <= delta - slack,
-                              cp.sum(cp.pos(q1[where] - scale * q0[where])) + lost[1] <= delta - slack])
+                              cp.sum(cp.pos(q0[where] - ratio * q1[where])) + lost[0] <= delta - slack,
+                              cp.sum(cp.pos(q1[where] - ratio * q0[where])) + lost[1] <= delta - slack])
         problem.solve()
         if problem.status != cp.OPTIMAL:
             raise RuntimeError(f"the nearest (ε, δ)-DP law was not found: {problem.status}")
@@ -308,34 +308,39 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
     low = solve(epsilon, 0.0, False)[0]
     _, q0, q1 = solve(epsilon - width, 1e-3 * delta, True)
     q0, q1 = q0 / q0.sum(), q1 / q1.sum()
-    scale = math.exp(epsilon - width)
-    excess = [np.maximum(a[1:-1] - scale * b[1:-1], 0).sum() + a[0] + a[-1] for a, b in ((q0, q1), (q1, q0))]
+    ratio = math.exp(epsilon - width)
+    excess = [np.maximum(a[1:-1] - ratio * b[1:-1], 0).sum() + a[0] + a[-1] for a, b in ((q0, q1), (q1, q0))]
     if max(excess) > delta:
         raise RuntimeError(f"the law found for the upper end is not (ε − w, δ)-DP with its tails: {excess}")
     high = float(special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum())
     return floors(low, high, coordinates=coordinates, scale=sigma, cells=len(m0), spread=width)
 
 
+def discrete_whole_output(laws: list[np.ndarray], epsilon: float, **described: object) -> dict[str, object]:
+    """KL*_out of an output with finitely many values of probabilities ``laws`` (one array per dataset), against
+    pure ``epsilon``-DP: the values are the cells, with no spread (:func:`pure_dp_bracket`), and its floors."""
+    return floors(*pure_dp_bracket(*laws, epsilon, 0.0), **described, cells=len(laws[0]), spread=0.0)
+
+
 def svt_whole_output(epsilon: float, queries: tuple[tuple[float, ...], tuple[float, ...]] = SVT[1:3],
                      scale: float = SVT[3], threshold: float = SVT[4]) -> dict[str, object]:
     """KL*_out of svt_no_threshold_noise, whose output is discrete: the first query j with
     q_j + Laplace(``scale``) >= ``threshold`` (probability a_j ∏_{i<j} (1 − a_i)) or none (∏ (1 − a_i)),
-    on each dataset's ``queries``. The outputs are the cells, with no spread (:func:`pure_dp_bracket`)."""
+    on each dataset's ``queries`` (:func:`discrete_whole_output`)."""
     laws = []
     for q in queries:
         above = stats.laplace(0.0, scale).sf(threshold - np.asarray(q))
         before = np.concatenate([[1.0], np.cumprod(1 - above)])
         laws.append(np.append(above * before[:-1], before[-1]))
-    return floors(*pure_dp_bracket(*laws, epsilon, 0.0), coordinates=len(queries[0]), scale=scale,
-                  cells=len(laws[0]), spread=0.0)
+    return discrete_whole_output(laws, epsilon, coordinates=len(queries[0]), scale=scale)
 
 
 def noisy_max_whole_output(epsilon: float, scores: tuple[tuple[float, ...], tuple[float, ...]] = NOISY_MAX[1:3],
                            scale: float = NOISY_MAX[3]) -> dict[str, object]:
     """KL*_out of noisy_max_too_little_noise, whose output is discrete: the index k of the largest
     score + Laplace(``scale``), with probability ∫ f_k(x) ∏_{j≠k} F_j(x) dx on each dataset's ``scores``
-    (numerical quadrature, split at the scores; the masses must sum to 1 within 1e-9). The outputs are the
-    cells, with no spread (:func:`pure_dp_bracket`)."""
+    (numerical quadrature, split at the scores; the masses must sum to 1 within 1e-9;
+    :func:`discrete_whole_output`)."""
     laws = []
     for q in scores:
         noise = [stats.laplace(value, scale) for value in q]
@@ -351,8 +356,7 @@ def noisy_max_whole_output(epsilon: float, scores: tuple[tuple[float, ...], tupl
         if abs(law.sum() - 1) > 1e-9:
             raise RuntimeError(f"the argmax law does not sum to 1: {law}")
         laws.append(law)
-    return floors(*pure_dp_bracket(*laws, epsilon, 0.0), coordinates=len(scores[0]), scale=scale,
-                  cells=len(laws[0]), spread=0.0)
+    return discrete_whole_output(laws, epsilon, coordinates=len(scores[0]), scale=scale)
 
 
 def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
@@ -432,15 +436,18 @@ def main() -> None:
     exact = laplace_two_legs()
     by_name = {row["mechanism"]: row for row in rows}
     whole = []
-    for name in [*LAPLACE_COORDINATES, GAUSSIAN[0], SVT[0], NOISY_MAX[0]]:
+    known = {**{name: lambda claim, shape=shape: laplace_whole_output(*shape, claim[0])
+                for name, shape in LAPLACE_COORDINATES.items()},
+             GAUSSIAN[0]: lambda claim: gaussian_whole_output(*claim),
+             SVT[0]: lambda claim: svt_whole_output(claim[0]),
+             NOISY_MAX[0]: lambda claim: noisy_max_whole_output(claim[0])}  # the laws known in closed form
+    for name, whole_output in known.items():
         row = by_name[name]
-        floors = (gaussian_whole_output(*row["claim"]) if name == GAUSSIAN[0] else svt_whole_output(row["claim"][0])
-                  if name == SVT[0] else noisy_max_whole_output(row["claim"][0]) if name == NOISY_MAX[0]
-                  else laplace_whole_output(*LAPLACE_COORDINATES[name], row["claim"][0]))
-        whole.append({"mechanism": name, **floors, "one_tenth": row["one_tenth"],
+        bounds = whole_output(row["claim"])  # not named floors: that is the function
+        whole.append({"mechanism": name, **bounds, "one_tenth": row["one_tenth"],
                       "sequential_median": row["sequential_median"],
-                      "mean_excluded": None if row["one_tenth"] is None else bool(floors["mean_floor"] > row["one_tenth"]),
-                      "median_excluded": None if row["one_tenth"] is None else bool(floors["median_floor"] > row["one_tenth"])})
+                      "mean_excluded": None if row["one_tenth"] is None else bool(bounds["mean_floor"] > row["one_tenth"]),
+                      "median_excluded": None if row["one_tenth"] is None else bool(bounds["median_floor"] > row["one_tenth"])})
     write_text_atomic(out / "sequential_limit.json", to_json({
         "samples_per_side": args.samples, "seed": SEED, "confidence": CONFIDENCE, "decisions_kl": decisions,
         "rows": rows, "laplace_half_scale_two_legs": exact, "whole_output": whole,

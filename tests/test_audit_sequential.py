@@ -37,12 +37,11 @@ def test_a_broken_mechanism_is_flagged_before_the_budget_is_spent_and_the_same_s
     assert looks[-1]["samples"] == used[0] <= sum(sizes[:len(looks)])  # it stopped within its last look
     assert [look["samples"] for look in looks[:-1]] == list(np.cumsum(sizes[:len(looks) - 1]))
     assert looks[0]["e_value"] is None and looks[0]["bets"] == []  # the first look only chooses
-    summary = result.as_dict()  # the deciding event's counts are of the last look, and say so
-    lead = summary["candidates"][0]
-    assert summary["p_d0"]["n"] == summary["p_d1"]["n"] == lead["n"][0] == used[0] - looks[-2]["samples"]
-    assert [summary["p_d0"]["count"], summary["p_d1"]["count"]] == lead["counts"]
+    document = result.as_dict()  # the deciding event's counts are of the last look, and say so
+    lead = document["candidates"][0]
+    assert document["p_d0"]["n"] == document["p_d1"]["n"] == lead["n"][0] == used[0] - looks[-2]["samples"]
+    assert [document["p_d0"]["count"], document["p_d1"]["count"]] == lead["counts"]
     assert result.epsilon_lower_bound == 1.0  # the test refutes the claim; it does not measure beyond it
-    document = result.as_dict()
     assert document["mode"] == "sequential" and document["samples_used"]["total"] == used
     assert document["samples_used"]["selection"] == [looks[0]["samples"]] * 2
     again = _audit("laplace_half_scale", 20_000, seed=1, workers=1)
