@@ -90,7 +90,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     from admmcheck.audit import events
 
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
-                                                 "additive", "shared", "classifier", "coordinate"]
+                                                 "additive", "shared", "radial", "classifier", "coordinate"]
     changed_in_issue_30 = ("values", "support", "classifier", "shared")
     assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
                                          for f in events.FAMILIES) + ";candidates:3"
@@ -278,3 +278,45 @@ def test_a_values_event_gets_its_plug_in_prefix_of_the_same_order():
     assert int(np.argmax(plug_in)) + 1 == 1 and int(np.argmax(pessimistic)) + 1 == 3
     assert variant.predicted_epsilon == pytest.approx(pessimistic[0], abs=1e-9)
     assert variant.description.startswith("output in {3} (the first 1 in ratio order; plug-in prefix")
+
+
+def _norm_noise(rng: np.random.Generator, n: int, centre: np.ndarray) -> np.ndarray:
+    """``centre`` + a norm ~ Exp(1) (a Gamma of shape 1, where eq. (24) of the M-ADMM paper asks for shape
+    d = 2) times a uniform direction: the density ∝ e^{-r}/r peaks at the centre."""
+    radius, angle = rng.exponential(size=n), rng.uniform(0, 2 * np.pi, size=n)
+    return centre + radius[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+
+
+def test_radial_events_find_the_peak_of_norm_noise_and_hold_its_exact_mass():
+    # the points differ along the diagonal, so both coordinates have one pooled scale and the radial
+    # event, a ball in standardised coordinates, is a disc of radius t·s around a side's median; under
+    # that side's law a disc of radius r around the point holds 1 - e^{-r} (the norm's CDF)
+    rng = np.random.default_rng(7)
+    n = 20_000
+    points = np.array([[0.0, 0.0], [1 / np.sqrt(2), 1 / np.sqrt(2)]])
+    s0, s1 = _norm_noise(rng, n, points[0]), _norm_noise(rng, n, points[1])
+    sizes = SelectionSizes((n, n), (9 * n, 9 * n), 0.0125, 0.0)
+    events = candidate_events(s0, s1, _Layout(), sizes)
+    radial = [e for e in events if e.family == "radial"]
+    assert radial and events[0].family == "radial"  # the peak is the strongest evidence here
+    top = events[0]
+    side = int(top.description.split("median d")[1][0])
+    assert top.numerator == side and not top.above  # a small ball around the side's own point
+    scale = np.sqrt(np.concatenate([s0, s1]).var(axis=0))
+    assert scale[0] == pytest.approx(scale[1], rel=0.03)
+    radius = top.threshold * scale.mean()
+    fresh = _norm_noise(np.random.default_rng(8), 400_000, points[side])
+    frequency = top.indicator(fresh).mean()
+    exact = 1 - np.exp(-radius)
+    assert abs(frequency - exact) < 4 * np.sqrt(exact * (1 - exact) / len(fresh)) + 0.03 * exact  # 3 %: scales, median
+    other = _norm_noise(np.random.default_rng(9), 400_000, points[1 - side])
+    assert top.indicator(other).mean() < exact / np.e  # it refutes epsilon = 1 on its own
+
+
+def test_radial_events_need_two_continuous_coordinates():
+    rng = np.random.default_rng(4)
+    sizes = SelectionSizes((2000, 2000), (18_000, 18_000), 0.0125, 0.0)
+    scalar = rng.laplace(size=(2000, 1))
+    assert not [e for e in candidate_events(scalar, scalar + 1, _Layout(), sizes, most=20) if e.family == "radial"]
+    bits = rng.integers(0, 2, size=(2000, 3)).astype(float)
+    assert not [e for e in candidate_events(bits, bits, _Layout(), sizes, most=20) if e.family == "radial"]

@@ -452,6 +452,35 @@ def _shared_events(selection: Selection) -> list[Event]:
                                               for bins in (2, ADDITIVE_BINS)])
 
 
+def _radial_events(selection: Selection) -> list[Event]:
+    """Balls around each side's typical output: the score is the distance to the coordinate-wise median of
+    one side's samples, each coordinate divided by its pooled standard deviation (on the coordinates the
+    learned families use, :func:`_coordinates`), thresholded both ways on the whole selection split (two
+    medians of k numbers barely overfit).
+
+    Why: noise drawn as a random norm times a uniform direction (private M-ADMM, eq. (24) of the ICML 2018
+    paper: density ∝ exp(−α‖ε‖), the norm from a Gamma of shape d) has a density that is a function of the
+    distance to the released point; with the wrong norm law it peaks there (a Gamma norm of shape d − 1 in
+    d dimensions: density ∝ e^{−r}/r, no ε holds). The privacy loss is then a function of the distances
+    to the two datasets' points, largest near each, and a small ball around one point holds far more of its
+    own side's mass than of the other's: no half-plane or axis cut isolates it. On that bug (2 coordinates)
+    a bettor on a ball around each point grows 0.063 per sample pair, one on two half-planes 0.046
+    (exact laws, 2·10⁶ draws per side: issue 30's note)."""
+    s0, s1, sizes = selection.s0, selection.s1, selection.sizes
+    columns = _coordinates(s0, s1)
+    _, scale = _moments(s0[:, columns], s1[:, columns])
+    events = []
+    for side, samples in ((0, s0), (1, s1)):
+        centre = np.median(samples[:, columns], axis=0)
+
+        def distance(x: np.ndarray, centre: np.ndarray = centre) -> np.ndarray:
+            return np.linalg.norm((x[:, columns] - centre) / scale, axis=1)
+
+        name = f"distance to the median d{side} output ({len(columns)} standardised coordinates)"
+        events.append(_threshold_event("radial", name, distance, s0, s1, sizes))
+    return events
+
+
 def _classifier_events(selection: Selection) -> list[Event]:
     """DP-Sniper's construction (with early stopping) on the CLASSIFIER_FEATURES coordinates whose laws differ most (all of them
     for narrower outputs): on a 500-number release the model on every coordinate took most of the audit
@@ -687,6 +716,8 @@ register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job
 register_family(Family("additive", 1, lambda c: _additive_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("shared", 2, lambda c: _shared_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+# balls need two coordinates at least: on one, an interval around a point, the classifier's job
+register_family(Family("radial", 1, lambda c: _radial_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("classifier", 2, lambda c: _classifier_events(c) if c.continuous else []))
 register_family(Family("coordinate", 1, _coordinate_family))
 
