@@ -300,8 +300,10 @@ def test_radial_events_find_the_peak_of_norm_noise_and_hold_its_exact_mass():
     radial = [e for e in events if e.family == "radial"]
     assert radial and events[0].family == "radial"  # the peak is the strongest evidence here
     top = events[0]
-    side = int(top.description.split("median d")[1][0])
-    assert top.numerator == side and not top.above  # a small ball around the side's own point
+    inside = top.indicator(points)
+    assert inside.sum() == 1 and not top.above  # a small ball around one side's point, not the other's
+    side = int(np.argmax(inside))
+    assert top.numerator == side and f"median d{side}" in top.description
     scale = np.sqrt(np.concatenate([s0, s1]).var(axis=0))
     assert scale[0] == pytest.approx(scale[1], rel=0.03)
     radius = top.threshold * scale.mean()

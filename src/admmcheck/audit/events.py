@@ -10,6 +10,9 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
 * ``additive`` and ``shared``: thresholds on additive scores sum_j f_j(x_j), step functions of each
   coordinate learnt by logistic regression on its atom and quantile-bin codes (one f per
   coordinate, also after whitening; or one f for all coordinates): :mod:`admmcheck.audit.additive`;
+* ``radial``: balls around each dataset's median output (standardised coordinates), for noise
+  drawn as a random norm times a uniform direction, whose density with a wrong norm law peaks
+  at the released point;
 * ``classifier``: thresholds on a non-linear classifier's score (scikit-learn's
   HistGradientBoostingClassifier), DP-Sniper's construction, for laws a linear score
   cannot separate (e.g. the same mean with a different spread);
