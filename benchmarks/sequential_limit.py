@@ -67,7 +67,8 @@ noisy scores: 4 outputs whose probabilities are one-dimensional integrals (quadr
 :func:`noisy_max_whole_output`).
 
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
-on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) refutes the claim:
+on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) or, for δ = 0, the
+conditional ratio test (the audit's other estimator) refutes the claim:
 what a fixed-n test handed the event needs. And the fixed-n audit's recorded need (median over the
 seeds of ``sequential_power.json``, selection and multiplicity included) and 1/10 of it.
 
@@ -95,7 +96,7 @@ import cvxpy as cp
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
+from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
 from admmcheck.audit.sequential import bet, independent_law, joint_bet
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
@@ -380,9 +381,12 @@ def checked_dual(epsilon: float = 1.0) -> dict[str, float]:
 
 def handed_fixed_n(p_a: float, p_b: float, epsilon: float, delta: float, alpha: float, most: int = 10**9) -> int | None:
     """The smallest n per side at which the event's Clopper-Pearson bound at its expected counts
-    (alpha/2 a side) exceeds ``epsilon`` (None: not below ``most``): bisection, the bound rising with n."""
+    (alpha/2 a side) or, for δ = 0, the conditional ratio test at the counts rounded (the audit's two
+    estimators) exceeds ``epsilon`` (None: not below ``most``): bisection, the bounds rising with n."""
     def refutes(n: int) -> bool:
-        return bool(epsilon_bound(cp_lower(n * p_a, n, alpha / 2), cp_upper(n * p_b, n, alpha / 2), delta) > epsilon)
+        if epsilon_bound(cp_lower(n * p_a, n, alpha / 2), cp_upper(n * p_b, n, alpha / 2), delta) > epsilon:
+            return True
+        return delta == 0 and ratio_epsilon_bound(round(n * p_a), n, round(n * p_b), n, alpha) > epsilon
 
     if not refutes(most):
         return None

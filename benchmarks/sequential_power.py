@@ -12,11 +12,13 @@ For each broken mechanism of the power test (``BROKEN`` in ``tests/test_audit.py
 Both at 95 %, 2 workers. The table gives the medians over the seeds, their ratio and whether the
 sequential median is at most 1/10 of the fixed-n one (the issue's target).
 
-    python benchmarks/sequential_power.py [--seeds 1,2,3] [--out DIR] [--reuse-fixed] [--only a,b]
+    python benchmarks/sequential_power.py [--seeds 1,2,3] [--out DIR] [--reuse-fixed | --reuse-sequential]
+                                          [--only a,b]
 
 ``--reuse-fixed`` takes the fixed-n figures from an earlier ``sequential_power.json`` in ``--out``
-(same mechanisms and seeds) and runs only the sequential audits; ``--only`` runs only the named
-mechanisms and keeps the other rows of that earlier file.
+(same mechanisms and seeds) and runs only the sequential audits; ``--reuse-sequential`` the other
+way round (after a change to the fixed-n audit alone); ``--only`` runs only the named mechanisms and
+keeps the other rows of that earlier file.
 """
 
 from __future__ import annotations
@@ -138,6 +140,8 @@ def main() -> None:
     parser.add_argument("--seeds", default="1,2,3", help="seeds, comma-separated (default: 1,2,3)")
     parser.add_argument("--out", default=str(HERE / "out"), help="folder for sequential_power.json/.md")
     parser.add_argument("--reuse-fixed", action="store_true", help="take the fixed-n figures from an earlier run")
+    parser.add_argument("--reuse-sequential", action="store_true",
+                        help="take the sequential runs from an earlier run")
     parser.add_argument("--only", default=None, help="only these mechanisms, comma-separated")
     args = parser.parse_args()
     out = output_folder(args.out, "--out")
@@ -146,7 +150,9 @@ def main() -> None:
     from test_audit import BROKEN  # the power test's list: one source of truth
 
     earlier = {}
-    if args.reuse_fixed or args.only:
+    if args.reuse_fixed and args.reuse_sequential:
+        parser.error("--reuse-fixed and --reuse-sequential together would run nothing")
+    if args.reuse_fixed or args.reuse_sequential or args.only:
         recorded = out / "sequential_power.json"
         earlier = {row["mechanism"]: row for row in json.loads(recorded.read_text())["rows"]} if recorded.exists() else {}
     rows = []
@@ -162,7 +168,10 @@ def main() -> None:
             fixed = earlier[mechanism]["fixed_n_needed"]
         else:
             fixed = [fixed_needed(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
-        runs = [sequential_used(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
+        if args.reuse_sequential and mechanism in earlier and earlier[mechanism]["seeds"] == seeds:
+            runs = earlier[mechanism]["sequential"]
+        else:
+            runs = [sequential_used(mechanism, neighbours, epsilon, delta, seed) for seed in seeds]
         used = [r["samples_used"] if r["verdict"] == "violation" else None for r in runs]
         fixed_median, used_median = _median(fixed), _median(used)
         ratio = used_median / fixed_median if fixed_median and used_median else None

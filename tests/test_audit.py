@@ -58,9 +58,17 @@ def test_broken_mechanisms_are_flagged_within_1e5_samples(mechanism, neighbours,
     assert result.epsilon_lower_bound > epsilon
     if true_epsilon is not None:
         assert result.epsilon_lower_bound <= true_epsilon  # a lower bound, never above the truth
-    lower_a = result.intervals[result.numerator][0]
-    upper_b = result.intervals[1 - result.numerator][1]
-    assert np.log((lower_a - delta) / upper_b) == pytest.approx(result.epsilon_lower_bound, rel=1e-12)
+    a, b = result.numerator, 1 - result.numerator
+    if result.estimator == "two intervals":
+        lower_a, upper_b = result.intervals[a][0], result.intervals[b][1]
+        assert np.log((lower_a - delta) / upper_b) == pytest.approx(result.epsilon_lower_bound, rel=1e-12)
+    else:  # the conditional ratio test, from the same counts at the deciding event's level
+        from admmcheck.audit.estimators import ratio_epsilon_bound
+
+        level = max(r["level"] for r in result.candidates if r["event"] == result.event and r["pair"] == result.pair)
+        n = result.bounding_samples
+        assert delta == 0 and ratio_epsilon_bound(result.counts[a], n[a], result.counts[b], n[b], level) == \
+            pytest.approx(result.epsilon_lower_bound, rel=1e-12)
 
 
 CORRECT = [
@@ -149,18 +157,32 @@ def test_a_leak_below_the_floor_passes_with_a_note_that_says_so_and_one_above_it
 
 def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its_share():
     from scipy import stats
+    from scipy.stats.contingency import odds_ratio
+
+    from admmcheck.audit.estimators import CORRECTION_SHARE
 
     result = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=2, confidence=0.9)
     rows = result.as_dict()["candidates"]
     levels = [r["level"] for r in rows]
     assert len(rows) >= 2 and sum(levels) == pytest.approx(0.1, rel=1e-12)
     assert max(levels) == pytest.approx(0.05, rel=1e-12)  # the event ranked first on the selection split
+    estimators = set()
     for row in rows:  # every bound from its own counts at its own level, by scipy's Beta quantiles directly
         a = 0 if "under d0" in row["event"] else 1
         (ca, cb), (na, nb) = (row["counts"][a], row["counts"][1 - a]), (row["n"][a], row["n"][1 - a])
-        lower = stats.beta.ppf(row["level"] / 2, ca, na - ca + 1)
-        upper = stats.beta.ppf(1 - row["level"] / 2, cb + 1, nb - cb)
-        assert row["epsilon_lower_bound"] == pytest.approx(max(np.log(lower / upper), 0.0), rel=1e-9, abs=1e-12)
+        estimators.add(row["estimator"])
+        if row["estimator"] == "two intervals":
+            lower = stats.beta.ppf(row["level"] / 2, ca, na - ca + 1)
+            upper = stats.beta.ppf(1 - row["level"] / 2, cb + 1, nb - cb)
+            expected = np.log(lower / upper)
+        else:  # scipy's conditional odds-ratio bound, times the bounds on (1 - p_a) / (1 - p_b)
+            share = CORRECTION_SHARE * row["level"] / 2
+            psi = odds_ratio([[ca, na - ca], [cb, nb - cb]], kind="conditional").confidence_interval(
+                1 - (1 - CORRECTION_SHARE) * row["level"], "greater").low
+            expected = (np.log(psi) + np.log(1 - stats.beta.ppf(1 - share, ca + 1, na - ca))
+                        - np.log(1 - stats.beta.ppf(share, cb, nb - cb + 1)))
+        assert row["epsilon_lower_bound"] == pytest.approx(max(expected, 0.0), rel=1e-6, abs=1e-12)
+    assert estimators == {"two intervals", "conditional ratio test"}  # both kinds checked
 
 
 def test_mapping_outputs_are_flattened_in_sorted_key_order():

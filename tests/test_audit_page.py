@@ -39,11 +39,12 @@ def violation() -> dict:
     return _common(
         verdict="violation", epsilon_lower_bound=1.9312, epsilon_estimate=math.inf, claimed_epsilon=1.0,
         delta_lower_bound_at_claimed_epsilon=0.0123, event="x0[1] > 2.75 <b>bold</b>", event_family="threshold",
-        event_more_likely_under="d0",
+        event_more_likely_under="d0", estimator="conditional ratio test",
         p_d0={"count": 4321, "n": 17000, "estimate": 4321 / 17000, "interval": [0.2478, 0.2607]},
         p_d1={"count": 0, "n": 17000, "estimate": 0.0, "interval": [0.0, 0.000176]},
         candidates=[{"event": "x0[1] > 2.75 <b>bold</b>", "family": "threshold", "pair": 0, "counts": [4321, 0],
-                     "n": [17000, 17000], "epsilon_lower_bound": 1.9312, "level": 0.025},
+                     "n": [17000, 17000], "epsilon_lower_bound": 1.9312, "level": 0.025,
+                     "estimator": "conditional ratio test"},
                     {"event": "x3[0] < -1", "family": "threshold", "pair": 1, "counts": [120, 95],
                      "n": [17000, 17000], "epsilon_lower_bound": 0.0, "level": 0.0041667}],
         mechanism="dp-sharing", seed=7, reproducible=True,
@@ -89,6 +90,8 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     assert "x0[1] &gt; 2.75 &lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
     assert ">4321<" in html and ">0<" in html and "[0.2478, 0.2607]" in html
     assert "delta ≥ 0.0123" in html
+    assert "comes from the conditional ratio test on these counts" in html and "not from the intervals" in html
+    assert "<td>conditional ratio test</td>" in html and "<td>two intervals</td>" in html  # one row each
     assert "<th>beta</th><td>1.34</td>" in html and "<th>holds</th><td>yes</td>" in html  # the theorem rows
     assert html.count('src="data:image/png;base64,') == 1
     assert "<code>admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000</code>" in html
@@ -111,6 +114,7 @@ def test_no_violation_page_says_not_a_proof_and_not_reproducible(tmp_path):
     assert "admmcheck audit: third-party &lt;lib&gt;" in html
     assert ">1234<" in html and ">3456<" in html and "more likely under\n<b>d1</b>" in html
     assert "no evidence of delta above 0" in html and "-0.004" not in html
+    assert "comes from the two one-sided Clopper&ndash;Pearson intervals above" in html  # no estimator: older JSON
     assert "point estimate: epsilon ≈ 1.02" in html
     assert html.count('src="data:image/png;base64,') == 1 and "histogram.png" in paths
     assert "<th>seed</th><td>11</td>" in html and "reproducible: no" in html

@@ -33,9 +33,10 @@ from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.counting import Tally
 from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.estimators import cp_lower, cp_upper, delta_bound, epsilon_bound, leak_floor, point_estimate
+from admmcheck.audit.estimators import (cp_lower, cp_upper, delta_bound, epsilon_bound, leak_floor, point_estimate,
+                                        ratio_epsilon_bound, ratio_leak_floor)
 from admmcheck.audit.events import identity as event_families
-from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events,
+from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
                                     histogram_edges, scores_of)
 from admmcheck.audit.outputs import Block, Encoding, Layout, seed_insensitive
 from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
@@ -92,6 +93,7 @@ class AuditResult:
     leak_floor: dict[str, object] | None = None  # the rarest leak this fixed-n audit can refute (_leak_floor)
     sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
     counted: tuple[int, int] | None = None  # samples per side ``counts`` are of, where not the bounding samples
+    estimator: str = "two intervals"  # what the bound came from: "two intervals" or "conditional ratio test"
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
@@ -120,6 +122,7 @@ class AuditResult:
                              "total": [s + b for s, b in zip(self.selection_samples, self.bounding_samples)]},
             "event": self.event,
             "event_family": self.family,
+            "estimator": self.estimator,
             "event_more_likely_under": f"d{self.numerator}",
             "neighbour_pair": self.pair,
             "neighbour_pairs": self.pairs,
@@ -127,9 +130,11 @@ class AuditResult:
             "p_d1": side(1),
             "multiplicity": {"intervals": self.intervals_bounded, "method": self.sequential["method"]
                              if self.sequential else "weighted Bonferroni over every "
-                             "one-sided Clopper-Pearson interval of every bounded event: the event ranked best on "
-                             "the selection split gets half of 1 - confidence (per neighbour pair), the others "
-                             "share the rest; each candidate's 'level' is its share"},
+                             "bounded event: the event ranked best on the selection split gets half of 1 - confidence "
+                             "(per neighbour pair), the others share the rest; each candidate's 'level' is its "
+                             "share, spent on two one-sided Clopper-Pearson intervals (half each) or, for a claim "
+                             "with delta = 0 where the selection split predicts more from it, on the conditional "
+                             "ratio test (its 'estimator')"},
             "candidates": list(self.candidates),
             "output_layout": self.layout.as_dict(),
             "output_kinds": list(self.kinds),
@@ -286,7 +291,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
                                   plug_in=True)
         selected = scores_of(events, s0), scores_of(events, s1)
         keep = distinct_events(events, *selected, MOST_EVENTS)
-        events = [events[k] for k in keep]
+        events = [with_estimator(events[k], selected[0][k], selected[1][k], planned) for k in keep]
         scores = [np.concatenate([selected[0][k], selected[1][k]]) for k in keep]  # pooled selection scores
         edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
         ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
@@ -349,7 +354,10 @@ def _leak_floor(outcome: dict[str, Any], claim: PrivacyClaim) -> dict[str, objec
     at the best level any of its events got and the fewest bounding samples of a side."""
     level = max(row["level"] for row in outcome["candidates"])
     n = min(min(row["n"]) for row in outcome["candidates"])
-    return {"probability": leak_floor(n, level / 2, claim.epsilon, claim.delta), "bounding_samples": n,
+    probability = leak_floor(n, level / 2, claim.epsilon, claim.delta)
+    if claim.delta == 0:  # the conditional ratio test may bound the event instead (events.with_estimator)
+        probability = min(probability, ratio_leak_floor(n, level, claim.epsilon))
+    return {"probability": probability, "bounding_samples": n,
             "level": level, "meaning": "the smallest probability an event must have under one dataset, with "
             "probability 0 under the other, to refute the claim at its expected count with this many bounding "
             "samples per side at this level; a leak confined to rarer events cannot be refuted by this audit"}
@@ -429,19 +437,23 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         a, b = event.numerator, 1 - event.numerator
         lower_a = float(cp_lower(c[a], n[a], alpha_each))
         upper_b = float(cp_upper(c[b], n[b], alpha_each))
-        epsilon = float(epsilon_bound(lower_a, upper_b, claim.delta))
+        if event.ratio_test and claim.delta == 0:
+            epsilon = ratio_epsilon_bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each)
+        else:
+            epsilon = float(epsilon_bound(lower_a, upper_b, claim.delta))
         intervals = [(0.0, 0.0), (0.0, 0.0)]
         intervals[a] = (lower_a, float(cp_upper(c[a], n[a], alpha_each)))
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
                "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0), "level": 2 * alpha_each,
+               "estimator": "conditional ratio test" if event.ratio_test and claim.delta == 0 else "two intervals",
                "predicted_on_selection": event.predicted_epsilon,
                "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, claim.epsilon)}
         candidates.append(row)
         if best is None or epsilon > best[0]:
-            best = (epsilon, pair, event, c, tuple(intervals), lower_a, upper_b, n)
+            best = (epsilon, pair, event, c, tuple(intervals), n, row["estimator"])
             deciding = (pair, k)
-    epsilon, pair, event, c, intervals, lower_a, upper_b, n = best
+    epsilon, pair, event, c, intervals, n, estimator = best
     epsilon = max(epsilon, 0.0)
     notes = []
     if not complete:
@@ -457,6 +469,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         "selection_samples": (selection, selection),
         "bounding_samples": (int(n[0]), int(n[1])),
         "event": event.description, "family": event.family, "numerator": event.numerator, "pair": pair,
+        "estimator": estimator,
         "counts": c, "intervals": intervals,
         "delta_lower_bound": max(r["delta_lower_bound_at_claimed_epsilon"] for r in candidates),
         "candidates": tuple(sorted(candidates, key=lambda r: -r["epsilon_lower_bound"])),

@@ -43,7 +43,7 @@ import numpy as np
 
 from admmcheck.audit.additive import CoordinateCodes, SharedCodes, atoms_of
 from admmcheck.audit.outputs import Layout
-from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
+from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
 from admmcheck.errors import InvalidConfiguration
 
 QUANTILES = 400
@@ -68,7 +68,10 @@ class Event:
     ratio order); ``learned``: the score was fitted on the first ``learned`` samples of each side given
     to :func:`candidate_events` and its threshold chosen on the rest (its frequencies on those first
     samples are not to be trusted); 0 where every sample chose the threshold (the projection family's
-    logistic fits, whose few weights barely overfit, also use the samples they were fitted on)."""
+    logistic fits, whose few weights barely overfit, also use the samples they were fitted on).
+    ``ratio_test``: its ε bound is to come from the conditional ratio test
+    (:func:`admmcheck.audit.estimators.ratio_epsilon_bound`) rather than two Clopper-Pearson intervals,
+    chosen on the selection split (:func:`with_estimator`)."""
 
     family: str
     description: str
@@ -80,6 +83,7 @@ class Event:
     axis: str = ""
     labels: tuple[str, ...] = ()
     learned: int = 0
+    ratio_test: bool = False
 
     def member(self, scores: np.ndarray) -> np.ndarray:
         """Boolean membership from already computed scores (NaN scores are never members)."""
@@ -550,6 +554,24 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
     chosen = chosen[:most]
     variant = plug_in_variant(chosen[0], s0, s1, sizes) if plug_in and most > 1 else None
     return chosen + ([variant] if variant is not None else [])
+
+
+def with_estimator(event: Event, score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> Event:
+    """``event`` marked for the estimator whose bound is larger at the counts its selection frequencies
+    project onto the bounding split (``score0``/``score1``: its scores of the selection samples; those
+    it was fitted on are left out): the conditional ratio test wins on rare events, two Clopper-Pearson
+    intervals on common ones (:func:`admmcheck.audit.estimators.ratio_epsilon_bound`). Only for claims
+    with δ = 0, and fixed before any bounding sample is drawn, so the bound stays valid."""
+    if sizes.delta != 0:
+        return event
+    frequency = [float(np.mean(event.member(s[event.learned:]))) if len(s) > event.learned else 0.0
+                 for s in (score0, score1)]
+    a, b = event.numerator, 1 - event.numerator
+    counts = [round(frequency[side] * sizes.bounding[side]) for side in (0, 1)]
+    box = float(epsilon_bound(cp_lower(counts[a], sizes.bounding[a], sizes.alpha_each),
+                              cp_upper(counts[b], sizes.bounding[b], sizes.alpha_each), 0.0))
+    ratio = ratio_epsilon_bound(counts[a], sizes.bounding[a], counts[b], sizes.bounding[b], 2 * sizes.alpha_each)
+    return replace(event, ratio_test=ratio > box)
 
 
 def scores_of(events: list[Event], x: np.ndarray) -> list[np.ndarray]:

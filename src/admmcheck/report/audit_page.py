@@ -61,6 +61,10 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <td class="num">{{ side.estimate|num(4) }}</td><td>{% if sequential %}none: the sequential test bets, it bounds no
 interval{% else %}[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]{% endif %}</td></tr>
 {% endfor %}</table>
+{% if not sequential %}<p>The epsilon lower bound comes from {% if s.estimator|default("two intervals") == "two intervals"
+%}the two one-sided Clopper&ndash;Pearson intervals above{% else %}the conditional ratio test on these counts
+(Fisher's exact bound on the odds ratio, times bounds on (1 &minus; p_a)/(1 &minus; p_b)), not from the intervals
+above{% endif %}.</p>{% endif %}
 <p>Delta at the claimed epsilon: {{ delta_text }}.</p>
 {% if theorem %}<h3>Our bound for this mechanism</h3>
 <table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
@@ -109,11 +113,11 @@ every point of the curve and every epsilon bound hold together at {{ percent }} 
 <section id="candidates">
 <h2>{{ "Events bet on at the last look" if sequential else "Bounded candidate events" }}</h2>
 <table><tr><th>event</th><th>family</th><th>pair</th><th>counts (d0 / d1)</th><th>n (d0 / d1)</th>
-<th>epsilon lower bound</th><th>level</th></tr>
+<th>epsilon lower bound</th><th>level</th>{% if not sequential %}<th>bounded by</th>{% endif %}</tr>
 {% for c in s.candidates %}<tr{% if c.event == s.event and c.pair == s.neighbour_pair %} class="deciding"{% endif %}>
 <td>{{ c.event }}</td><td>{{ c.family }}</td><td class="num">{{ c.pair }}</td>
 <td class="num">{{ c.counts[0] }} / {{ c.counts[1] }}</td><td class="num">{{ c.n[0] }} / {{ c.n[1] }}</td>
-<td class="num">{{ c.epsilon_lower_bound|num }}</td><td class="num">{{ c.level|num }}</td></tr>
+<td class="num">{{ c.epsilon_lower_bound|num }}</td><td class="num">{{ c.level|num }}</td>{% if not sequential %}<td>{{ c.estimator|default("two intervals") }}</td>{% endif %}</tr>
 {% endfor %}</table>
 </section>
 <section id="samples">
