@@ -437,7 +437,8 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         a, b = event.numerator, 1 - event.numerator
         lower_a = float(cp_lower(c[a], n[a], alpha_each))
         upper_b = float(cp_upper(c[b], n[b], alpha_each))
-        if event.ratio_test and claim.delta == 0:
+        ratio_test = event.ratio_test and claim.delta == 0  # chosen on the selection split (events.with_estimator)
+        if ratio_test:
             epsilon = ratio_epsilon_bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each)
         else:
             epsilon = float(epsilon_bound(lower_a, upper_b, claim.delta))
@@ -446,7 +447,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
                "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0), "level": 2 * alpha_each,
-               "estimator": "conditional ratio test" if event.ratio_test and claim.delta == 0 else "two intervals",
+               "estimator": "conditional ratio test" if ratio_test else "two intervals",
                "predicted_on_selection": event.predicted_epsilon,
                "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, claim.epsilon)}
         candidates.append(row)

@@ -6,6 +6,11 @@ so any claimed ε below ``ln((p̲_a − δ) / p̄_b)`` is refuted; the same pair
 hockey-stick lower bound ``p̲_a − e^ε p̄_b`` on δ at a claimed ε. With m events bounded on
 the same samples, levels summing to alpha (a weighted Bonferroni correction over the one-sided intervals)
 makes every bound hold together with probability >= 1 − alpha.
+
+For claims with δ = 0 an event's level may instead go to one conditional ratio test
+(:func:`ratio_epsilon_bound`: Fisher's exact bound on the odds ratio of the two counts, then the step
+from odds to ratio), which on rare events pays about √2·z(alpha) standard errors of ln p̂_a − ln p̂_b
+where the two intervals pay 2·z(alpha/2).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special
 
 
 def cp_lower(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
@@ -122,9 +127,7 @@ def odds_ratio_lower(count_a: int, n_a: int, count_b: int, n_b: int, alpha: floa
     while excess(hi_x) < 0:
         step *= 2
         hi_x = guess + step
-    from scipy.optimize import brentq
-
-    return math.exp(brentq(excess, lo_x, hi_x, xtol=1e-10, rtol=1e-12))
+    return math.exp(optimize.brentq(excess, lo_x, hi_x, xtol=1e-10, rtol=1e-12))
 
 
 def ratio_epsilon_bound(count_a: int, n_a: int, count_b: int, n_b: int, alpha: float) -> float:
