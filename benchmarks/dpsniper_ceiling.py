@@ -73,7 +73,7 @@ from pathlib import Path
 import numpy as np
 from scipy import signal, stats
 
-from admmcheck.audit.estimators import cp_lower, cp_upper
+from admmcheck.audit.estimators import RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower, cp_upper
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -300,8 +300,6 @@ def either_estimator_ceiling(law: Law, n: int, alpha: float, shortlist: int = 60
     exact ratio bound costs a root search per event, so it is computed on a shortlist: the ``shortlist``
     best thresholds of each direction by :func:`event_bound` and as many by a normal approximation of
     the ratio bound, and their neighbours."""
-    from admmcheck.audit.estimators import ratio_epsilon_bound
-
     z = stats.norm.isf(alpha)
     best = {"value": -math.inf}
     for direction, pa, pb, thr in _level_sets(law):
@@ -319,8 +317,7 @@ def either_estimator_ceiling(law: Law, n: int, alpha: float, shortlist: int = 60
         for k in sorted(picks):
             if ca[k] >= n:
                 continue
-            ratio = ratio_epsilon_bound(int(ca[k]), n, int(cb[k]), n, alpha)
-            value, estimator = (ratio, "conditional ratio test") if ratio > box[k] else (float(box[k]), "two intervals")
+            estimator, value = better_estimator(int(ca[k]), n, int(cb[k]), n, alpha)
             if value > best["value"]:
                 best = {"value": float(value), "estimator": estimator,
                         "event": f"L {'>=' if direction == 0 else '<='} {thr[k]:.6g}", "P_a": float(pa[k]),
@@ -764,7 +761,7 @@ def _either(setting: dict) -> str:
     either = setting.get("either_estimator")
     if either is None:
         return ""
-    by = "ratio test" if either["estimator"].startswith("conditional") else "two intervals"
+    by = "ratio test" if either["estimator"] == RATIO_TEST else TWO_INTERVALS
     return f"{fmt(either['value'])}, {by}, {either['P_a']:.3g}"
 
 

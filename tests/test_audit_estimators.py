@@ -11,8 +11,9 @@ import pytest
 from scipy import stats
 from scipy.stats.contingency import odds_ratio
 
-from admmcheck.audit.estimators import (CORRECTION_SHARE, cp_lower, cp_upper, epsilon_bound, odds_ratio_lower,
-                                        ratio_epsilon_bound, ratio_leak_floor)
+from admmcheck.audit.estimators import (CORRECTION_SHARE, RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower,
+                                        cp_upper, epsilon_bound, odds_ratio_lower, ratio_epsilon_bound,
+                                        ratio_leak_floor)
 
 TABLES = [(5, 100, 1, 100), (50, 1000, 30, 1000), (552, 100_000, 397, 100_000),
           (10, 10, 0, 10), (7, 50, 0, 60), (300, 1000, 250, 1200), (3, 40, 9, 40)]
@@ -60,7 +61,7 @@ def test_the_ratio_bound_holds_its_level_where_the_claim_is_exactly_true():
     assert np.mean(odds_only > epsilon) > 0.5
 
 
-def test_the_ratio_bound_gains_on_rare_events_and_two_intervals_on_common_ones():
+def test_the_ratio_bound_gains_on_rare_events_and_two_intervals_on_common_ones_and_the_better_one_is_chosen():
     """Why the audit chooses per event (events.with_estimator): at 10^6 a side and 95 %, the optimal event of
     SVT6 (probabilities 0.00552 and 0.00397, ln ratio 0.330) gets 0.295 from the ratio test and 0.2725 from
     two Clopper-Pearson intervals at 2.5 % each; events of probability 0.3 and 0.25 the other way round."""
@@ -72,6 +73,8 @@ def test_the_ratio_bound_gains_on_rare_events_and_two_intervals_on_common_ones()
     assert ratio_epsilon_bound(5521, n, 3969, n, 0.05) == pytest.approx(0.2950, abs=5e-4)
     assert box(5521, 3969) == pytest.approx(0.2725, abs=5e-4)
     assert ratio_epsilon_bound(300_000, n, 250_000, n, 0.05) < box(300_000, 250_000) < math.log(0.3 / 0.25)
+    assert better_estimator(5521, n, 3969, n, 0.05) == (RATIO_TEST, ratio_epsilon_bound(5521, n, 3969, n, 0.05))
+    assert better_estimator(300_000, n, 250_000, n, 0.05) == (TWO_INTERVALS, box(300_000, 250_000))
 
 
 @pytest.mark.parametrize("n, alpha, epsilon", [(850_000, 0.025, 0.1), (85_000, 0.025, 1.0), (1000, 0.05, 1.0)])

@@ -33,8 +33,8 @@ from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.counting import Tally
 from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.estimators import (cp_lower, cp_upper, delta_bound, epsilon_bound, leak_floor, point_estimate,
-                                        ratio_epsilon_bound, ratio_leak_floor)
+from admmcheck.audit.estimators import (RATIO_TEST, TWO_INTERVALS, cp_lower, cp_upper, delta_bound, epsilon_bound,
+                                        leak_floor, point_estimate, ratio_epsilon_bound, ratio_leak_floor)
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
                                     histogram_edges, scores_of)
@@ -93,7 +93,7 @@ class AuditResult:
     leak_floor: dict[str, object] | None = None  # the rarest leak this fixed-n audit can refute (_leak_floor)
     sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
     counted: tuple[int, int] | None = None  # samples per side ``counts`` are of, where not the bounding samples
-    estimator: str = "two intervals"  # what the bound came from: "two intervals" or "conditional ratio test"
+    estimator: str = TWO_INTERVALS  # what the bound came from: TWO_INTERVALS or RATIO_TEST (estimators)
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
@@ -447,7 +447,7 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
                "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0), "level": 2 * alpha_each,
-               "estimator": "conditional ratio test" if ratio_test else "two intervals",
+               "estimator": RATIO_TEST if ratio_test else TWO_INTERVALS,
                "predicted_on_selection": event.predicted_epsilon,
                "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, claim.epsilon)}
         candidates.append(row)

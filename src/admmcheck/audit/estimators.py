@@ -87,6 +87,7 @@ def leak_floor(n: int, alpha: float, epsilon: float, delta: float) -> float:
 
 
 CORRECTION_SHARE = 0.01  # of a ratio bound's level, spent on the two intervals of its odds-to-ratio step
+TWO_INTERVALS, RATIO_TEST = "two intervals", "conditional ratio test"  # the estimators' names in the JSON
 
 
 def odds_ratio_lower(count_a: int, n_a: int, count_b: int, n_b: int, alpha: float) -> float:
@@ -172,3 +173,12 @@ def ratio_leak_floor(n: int, alpha: float, epsilon: float) -> float:
         middle = (low + high) // 2
         low, high = (middle, high) if not bound(middle) > epsilon else (low, middle)
     return high / n
+
+
+def better_estimator(count_a: int, n_a: int, count_b: int, n_b: int, level: float) -> tuple[str, float]:
+    """For a claim with δ = 0, the estimator whose ε bound at level ``level`` is larger at these counts, and
+    that bound: two Clopper-Pearson intervals at level/2 each (:func:`epsilon_bound`), or the conditional
+    ratio test (:func:`ratio_epsilon_bound`), which wins on rare events and loses on common ones."""
+    intervals = float(epsilon_bound(cp_lower(count_a, n_a, level / 2), cp_upper(count_b, n_b, level / 2), 0.0))
+    ratio = ratio_epsilon_bound(count_a, n_a, count_b, n_b, level)
+    return (RATIO_TEST, ratio) if ratio > intervals else (TWO_INTERVALS, intervals)

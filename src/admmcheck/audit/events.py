@@ -43,7 +43,7 @@ import numpy as np
 
 from admmcheck.audit.additive import CoordinateCodes, SharedCodes, atoms_of
 from admmcheck.audit.outputs import Layout
-from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
+from admmcheck.audit.estimators import RATIO_TEST, better_estimator, cp_lower, cp_upper, epsilon_bound
 from admmcheck.errors import InvalidConfiguration
 
 QUANTILES = 400
@@ -568,10 +568,8 @@ def with_estimator(event: Event, score0: np.ndarray, score1: np.ndarray, sizes: 
                  for s in (score0, score1)]
     a, b = event.numerator, 1 - event.numerator
     counts = [round(frequency[side] * sizes.bounding[side]) for side in (0, 1)]
-    box = float(epsilon_bound(cp_lower(counts[a], sizes.bounding[a], sizes.alpha_each),
-                              cp_upper(counts[b], sizes.bounding[b], sizes.alpha_each), 0.0))
-    ratio = ratio_epsilon_bound(counts[a], sizes.bounding[a], counts[b], sizes.bounding[b], 2 * sizes.alpha_each)
-    return replace(event, ratio_test=ratio > box)
+    estimator, _ = better_estimator(counts[a], sizes.bounding[a], counts[b], sizes.bounding[b], 2 * sizes.alpha_each)
+    return replace(event, ratio_test=estimator == RATIO_TEST)
 
 
 def scores_of(events: list[Event], x: np.ndarray) -> list[np.ndarray]:
