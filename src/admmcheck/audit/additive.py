@@ -139,5 +139,12 @@ class SharedCodes:
     def score(self, x: np.ndarray, weights: np.ndarray) -> np.ndarray:
         return self.features(x) @ weights
 
+    def code_names(self) -> list[str]:
+        """What each code counts: "=a" for an atom a, then the bins of the other values ("<e", ">=e")."""
+        edges = [f"{e:.4g}" for e in self.edges]
+        bins = ([f"<{edges[0]}"] + [f"[{a}, {b})" for a, b in zip(edges, edges[1:])] + [f">={edges[-1]}"]
+                if edges else ["other"])
+        return [f"={a:g}" for a in self.atoms] + bins
+
     def describe(self) -> str:
         return f"{self.bins} bins, one function for every one of {len(self.columns)} coordinates"
