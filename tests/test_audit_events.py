@@ -360,13 +360,13 @@ def test_histogram_events_take_the_histograms_a_loss_depends_on_not_linearly():
     0.8850) = -0.2526 elsewhere. The histogram family's event for d0 is {K = 3}, exactly; a threshold on any
     score linear in the histogram (the shared family's) mixes K = 3 with other counts. Both judged by the
     exact law of K at 10⁵ bounding samples per side."""
-    from math import comb, e
+    from math import comb, exp
 
     from admmcheck.audit.outputs import Layout
 
     law0 = np.array([comb(6, k) / 64 for k in range(7)])
-    law1 = law0 * (1 - law0[3] / e) / (1 - law0[3])
-    law1[3] = law0[3] / e
+    law1 = law0 * (1 - law0[3] / exp(1)) / (1 - law0[3])
+    law1[3] = law0[3] / exp(1)
     rng = np.random.default_rng(7)
 
     def draw(law, n):
