@@ -491,29 +491,15 @@ def _histogram_events(selection: Selection) -> list[Event]:
     if len(unique) > DISCRETE_LIMIT:
         return []
     names = ", ".join(codes.code_names())
-    table = np.frombuffer(unique.tobytes(), dtype=np.float64).reshape(len(unique), codes.width)
-    keys = _histogram_keys(table, len(columns))
-    order = np.argsort(keys)
-    known = keys[order]
     events = []
     for event in _value_events(h0, h1, unique, inverse, sizes):
-        ranks = event.score(table)[order]  # each distinct histogram's place in the event's ratio order
-
-        def score(x: np.ndarray, ranks: np.ndarray = ranks) -> np.ndarray:  # the values score, without a dict
-            k = _histogram_keys(codes.features(x), len(columns))
-            at = np.minimum(np.searchsorted(known, k), len(known) - 1)
-            return np.where(known[at] == k, ranks[at], np.inf)  # a histogram never seen is in no set
+        def score(x: np.ndarray, rank=event.score) -> np.ndarray:
+            return rank(codes.features(x))
 
         shown = event.description.replace("output in", f"histogram ({names}) in", 1)
         events.append(replace(event, family="histogram", description=shown, score=score,
                               axis=f"histogram of {len(columns)} coordinates ({names}), in ratio order"))
     return events
-
-
-def _histogram_keys(counts: np.ndarray, most: int) -> np.ndarray:
-    """One integer per histogram: its counts (at most ``most`` each) as the digits of a number in base
-    ``most`` + 1 (at most 4 atoms and 2 bins on 32 coordinates: below 33⁶)."""
-    return counts.astype(np.int64) @ (most + 1) ** np.arange(counts.shape[1], dtype=np.int64)
 
 
 def _radial_events(selection: Selection) -> list[Event]:
