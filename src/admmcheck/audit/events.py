@@ -206,8 +206,8 @@ def _as_rows(samples: np.ndarray) -> np.ndarray:
 
 
 def _ordered_sets(c0: np.ndarray, c1: np.ndarray, sizes: SelectionSizes,
-                  held_out: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None
-                  ) -> list[tuple[int, np.ndarray, int, float]]:
+                  held_out: tuple[np.ndarray, np.ndarray, tuple[int, int]] | None = None,
+                  log_ratio: np.ndarray | None = None) -> list[tuple[int, np.ndarray, int, float]]:
     """Per direction, (numerator, categories in estimated-ratio order, how many of them form the
     best set, its predicted bound), from the selection counts of each category; with ``held_out``
     (counts of each category on other samples, and how many were drawn), the set's size and its
@@ -218,7 +218,10 @@ def _ordered_sets(c0: np.ndarray, c1: np.ndarray, sizes: SelectionSizes,
     n = sizes.selection if held_out is None else (int(sizes.selection[0] - drawn[0]), int(sizes.selection[1] - drawn[1]))
     for numerator in (0, 1):
         ca, cb = (c0, c1) if numerator == 0 else (c1, c0)
-        order = np.argsort(-((ca + 0.5) / n[numerator]) / ((cb + 0.5) / n[1 - numerator]), kind="stable")
+        if log_ratio is None:
+            order = np.argsort(-((ca + 0.5) / n[numerator]) / ((cb + 0.5) / n[1 - numerator]), kind="stable")
+        else:
+            order = np.argsort(-log_ratio if numerator == 0 else log_ratio, kind="stable")
         prefix0, prefix1 = np.cumsum(judge0[order]), np.cumsum(judge1[order])
         predicted = _predicted(prefix0, prefix1, sizes, numerator, drawn)
         k = int(np.argmax(predicted))
@@ -226,8 +229,32 @@ def _ordered_sets(c0: np.ndarray, c1: np.ndarray, sizes: SelectionSizes,
     return out
 
 
+def _shrunk_log_ratio(c0: np.ndarray, c1: np.ndarray, features: np.ndarray) -> np.ndarray:
+    """Each category's log-ratio ln(p0/p1), shrunk toward a logistic model linear in its ``features`` (one
+    row per category): the estimate from its counts ``c0``, ``c1`` is pulled toward the model's by
+    tau²/(tau² + s²), s² its variance (1/c0 + 1/c1) and tau² the DerSimonian-Laird moment estimate of how
+    far the categories' true log-ratios lie from the model (empirical Bayes). A category seen a few times
+    is placed by the model, a common one by its own counts, and where the counts show the model wrong
+    (tau² large) they win."""
+    from sklearn.linear_model import LogisticRegression
+
+    n0, n1 = c0.sum(), c1.sum()
+    raw = np.log((c0 + 0.5) / n0) - np.log((c1 + 0.5) / n1)
+    variance = 1 / (c0 + 0.5) + 1 / (c1 + 0.5)
+    model = LogisticRegression(C=1e4, max_iter=1000).fit(np.vstack([features, features]),
+                                                         np.repeat([0, 1], len(features)),
+                                                         sample_weight=np.concatenate([c0, c1]))
+    prior = -model.decision_function(features) - np.log(n0 / n1)  # the model's ln p0/p1
+    seen = (c0 + c1) > 0
+    w = 1 / variance[seen]
+    q = float(np.sum(w * (raw[seen] - prior[seen]) ** 2))
+    spread = w.sum() - np.sum(w ** 2) / w.sum()  # 0 with one category seen: nothing to order
+    tau2 = max(0.0, (q - (seen.sum() - features.shape[1] - 1)) / spread) if spread > 0 else 0.0
+    return prior + (raw - prior) * tau2 / (tau2 + variance)
+
+
 def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: np.ndarray,
-                  sizes: SelectionSizes) -> list[Event]:
+                  sizes: SelectionSizes, features: np.ndarray | None = None) -> list[Event]:
     """The best set of output values per direction, taken in estimated-ratio order."""
     side0, side1 = inverse[: len(s0)], inverse[len(s0):]
     held_out = None
@@ -239,7 +266,8 @@ def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: n
     c0 = np.bincount(side0, minlength=len(unique)).astype(float)
     c1 = np.bincount(side1, minlength=len(unique)).astype(float)
     events = []
-    for numerator, order, size, predicted in _ordered_sets(c0, c1, sizes, held_out):
+    log_ratio = None if features is None else _shrunk_log_ratio(c0, c1, features)
+    for numerator, order, size, predicted in _ordered_sets(c0, c1, sizes, held_out, log_ratio):
         rank = {row: position for position, row in enumerate(unique[order].tolist())}
 
         def score(x, rank=rank):  # position in ratio order; a value never seen is never in the set
@@ -492,13 +520,15 @@ def _histogram_events(selection: Selection) -> list[Event]:
         return []
     names = ", ".join(codes.code_names())
     events = []
-    for event in _value_events(h0, h1, unique, inverse, sizes):
+    width = h0.shape[1]
+    rows_as_numbers = np.frombuffer(unique.tobytes(), dtype=float).reshape(len(unique), width)
+    for event in _value_events(h0, h1, unique, inverse, sizes, rows_as_numbers):
         def score(x: np.ndarray, rank=event.score) -> np.ndarray:
             return rank(codes.features(x))
 
         shown = event.description.replace("output in", f"histogram ({names}) in", 1)
         events.append(replace(event, family="histogram", description=shown, score=score,
-                              axis=f"histogram of {len(columns)} coordinates ({names}), in ratio order"))
+                              axis=f"histogram of {len(columns)} coordinates ({names}), in shrunk ratio order"))
     return events
 
 
@@ -798,7 +828,7 @@ register_family(Family("mixed", 1, _mixed_family))
 # additive scores need two coordinates at least: on one, a step function of x, the classifier's job
 register_family(Family("additive", 1, lambda c: _additive_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("shared", 2, lambda c: _shared_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
-register_family(Family("histogram", 1, lambda c: _histogram_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
+register_family(Family("histogram", 2, lambda c: _histogram_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 # balls need two coordinates at least: on one, an interval around a point, the classifier's job
 register_family(Family("radial", 1, lambda c: _radial_events(c) if c.continuous and c.s0.shape[1] > 1 else []))
 register_family(Family("classifier", 2, lambda c: _classifier_events(c) if c.continuous else []))
