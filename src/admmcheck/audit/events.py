@@ -212,7 +212,8 @@ def _ordered_sets(c0: np.ndarray, c1: np.ndarray, sizes: SelectionSizes,
     best set, its predicted bound), from the selection counts of each category; with ``held_out``
     (counts of each category on other samples, and how many were drawn), the set's size and its
     prediction come from those: ordering many categories by their ratio on the same samples that judge
-    the sets picks the lucky ones (1024 answer patterns: 0.46 predicted, 0.17 bounded)."""
+    the sets picks the lucky ones (1024 answer patterns: 0.46 predicted, 0.17 bounded). With ``log_ratio``
+    (each category's ln p0/p1, estimated otherwise: :func:`_shrunk_log_ratio`) the order is its."""
     out = []
     judge0, judge1, drawn = held_out if held_out is not None else (c0, c1, None)
     n = sizes.selection if held_out is None else (int(sizes.selection[0] - drawn[0]), int(sizes.selection[1] - drawn[1]))
@@ -255,7 +256,8 @@ def _shrunk_log_ratio(c0: np.ndarray, c1: np.ndarray, features: np.ndarray) -> n
 
 def _value_events(s0: np.ndarray, s1: np.ndarray, unique: np.ndarray, inverse: np.ndarray,
                   sizes: SelectionSizes, features: np.ndarray | None = None) -> list[Event]:
-    """The best set of output values per direction, taken in estimated-ratio order."""
+    """The best set of output values per direction, taken in estimated-ratio order (with ``features``, one
+    row per value, the ratios shrunk toward a model linear in them: :func:`_shrunk_log_ratio`)."""
     side0, side1 = inverse[: len(s0)], inverse[len(s0):]
     held_out = None
     if len(unique) > MANY_VALUES:  # order on the first part, judge the sets on the rest (_ordered_sets)
@@ -507,9 +509,9 @@ def _histogram_events(selection: Selection) -> list[Event]:
     histogram linearly; where the loss is a function of the histogram, its level sets are sets of
     histograms, which this family orders by their estimated ratio, shrunk toward that linear model
     (:func:`_shrunk_log_ratio`): ordered by raw ratios, histograms seen a few hundred times came first by
-    their noise (NumericalSVT seed 0: the event took the histograms of two high answers after 0, 2, 5 and 6 "below"
-    and not the one after 1, whose exact log-ratio, 0.039, is above those after 2, 5 and 6: 0.033, 0.018,
-    0.014).
+    their noise (NumericalSVT seed 0: the event took the histograms of two high answers after 0, 2, 5 and
+    6 "below" and not the one after 1, whose exact log-ratio, 0.039, is above those after 2, 5 and 6:
+    0.033, 0.018, 0.014).
 
     Measured (DP-Sniper's benchmark, 10⁶ per side, seeds 0-2, with the coordinate family's discount;
     issue 30's note): the median bound of NumericalSVT 0.0225 -> 0.0278 and of SVT3 0.1152 -> 0.1197 (seed 1
