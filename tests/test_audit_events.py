@@ -420,7 +420,7 @@ def test_histogram_ratios_are_shrunk_toward_a_linear_model_where_the_counts_are_
 
     s0, s1 = np.repeat(histograms, c0.astype(int), axis=0), np.repeat(histograms, c1.astype(int), axis=0)
     unique, inverse = np.unique(np.concatenate([_as_rows(s0), _as_rows(s1)]), return_inverse=True)
-    rows = np.frombuffer(unique.tobytes(), dtype=float).reshape(len(unique), 2)
+    rows = unique.view(float).reshape(len(unique), 2)
     sizes = SelectionSizes((n, n), (100_000, 100_000), 0.0125, 0.0)
 
     def event_for_d0(features):

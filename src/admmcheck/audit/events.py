@@ -12,8 +12,9 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
   coordinate learnt by logistic regression on its atom and quantile-bin codes (one f per
   coordinate, also after whitening; or one f for all coordinates): :mod:`admmcheck.audit.additive`;
 * ``histogram``: sets of the output's histograms (how many coordinates fall on each atom and on each
-  side of the pooled median of the other values), in estimated-ratio order, for losses that depend on
-  the histogram but not linearly (a sparse-vector mechanism answering equal queries);
+  side of the pooled median of the other values), in estimated-ratio order shrunk toward a model linear
+  in the histogram, for losses that depend on the histogram but not linearly (a sparse-vector mechanism
+  answering equal queries);
 * ``radial``: balls around each dataset's median output (standardised coordinates), for noise
   drawn as a random norm times a uniform direction, whose density with a wrong norm law peaks
   at the released point;
@@ -527,9 +528,8 @@ def _histogram_events(selection: Selection) -> list[Event]:
         return []
     names = ", ".join(codes.code_names())
     events = []
-    width = h0.shape[1]
-    rows_as_numbers = np.frombuffer(unique.tobytes(), dtype=float).reshape(len(unique), width)
-    for event in _value_events(h0, h1, unique, inverse, sizes, rows_as_numbers):
+    histograms = unique.view(h0.dtype).reshape(len(unique), -1)  # the distinct rows again as numbers
+    for event in _value_events(h0, h1, unique, inverse, sizes, histograms):
         def score(x: np.ndarray, rank=event.score) -> np.ndarray:
             return rank(codes.features(x))
 
