@@ -34,6 +34,38 @@ def test_atom_features_split_markers_from_values():
     np.testing.assert_array_equal(mixed.features(x), [[1.0, 0.0, 2.5], [0.0, 0.75, -1.0]])
 
 
+def test_the_mixed_score_is_fitted_on_the_whole_selection_split_and_weighs_atoms_by_their_log_odds(monkeypatch):
+    # column 0: the atom 0 with probability 0.3 (d0) / 0.2 (d1), else N(1, 1) / N(0, 1); column 1: N(0, 1)
+    # on both sides. The log-odds of d1 are linear in the atom features: a value x weighs -1 per unit,
+    # and the atom lies ln(0.2 / 0.3) - ln(0.8 / 0.7) - 1/2 = -1.039 below the value 0.
+    from sklearn.linear_model import LogisticRegression
+
+    from admmcheck.audit import events
+
+    rng = np.random.default_rng(4)
+    n = 120_000  # more than CLASSIFIER_SAMPLES: all of it is fitted on
+
+    def draw(p_atom, mean):
+        return np.column_stack([np.where(rng.random(n) < p_atom, 0.0, rng.normal(mean, 1.0, n)), rng.normal(size=n)])
+
+    s0, s1 = draw(0.3, 1.0), draw(0.2, 0.0)
+    rows = []
+    fit = LogisticRegression.fit
+    monkeypatch.setattr(LogisticRegression, "fit", lambda self, x, y: rows.append(len(x)) or fit(self, x, y))
+    mixed = MixedCoordinates.fit(s0, s1)
+    sizes = SelectionSizes((n, n), (4 * n, 4 * n), 0.01, 0.0)
+    (event,) = events._mixed_events(s0, s1, mixed, sizes)
+    assert rows == [2 * n]
+    score = event.score(np.array([[0.0, 0.0], [1e-9, 0.0], [1.0, 0.0], [1.0, 1.0]]))
+    exact_atom = np.log(0.2 / 0.3) - np.log(0.8 / 0.7) - 0.5
+    assert score[2] - score[1] == pytest.approx(-1.0, abs=0.03)  # measured -1.005
+    assert score[0] - score[1] == pytest.approx(exact_atom, abs=0.03)  # measured -1.055
+    assert abs(score[3] - score[2]) < 0.03  # column 1 carries nothing: measured 0.002
+    monkeypatch.setattr(events, "MIXED_FIT_SAMPLES", 50_000)
+    events._mixed_events(s0, s1, mixed, sizes)
+    assert rows[-1] == 100_000
+
+
 def test_outputs_without_atoms_or_only_atoms_get_no_mixed_features():
     rng = np.random.default_rng(1)
     continuous = rng.normal(size=(400, 3))
@@ -96,7 +128,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
                                                  "additive", "shared", "histogram", "radial", "classifier",
                                                  "coordinate"]
-    changed_in_issue_30 = ("values", "support", "classifier", "shared", "histogram", "coordinate")
+    changed_in_issue_30 = ("values", "support", "mixed", "classifier", "shared", "histogram", "coordinate")
     assert events.identity() == ",".join(f"{f.name}:{2 if f.name in changed_in_issue_30 else 1}"
                                          for f in events.FAMILIES) + ";candidates:3"
     with pytest.raises(ValueError, match="registered already"):
