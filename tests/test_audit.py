@@ -262,6 +262,42 @@ def test_faults_become_mechanism_errors_that_say_which(mechanism, message):
     assert message in str(raised.value)
 
 
+@pytest.mark.parametrize("raises_too", [False, True])
+def test_the_first_nan_of_a_block_is_the_fault_reported_even_when_a_later_call_raises(tmp_path, monkeypatch,
+                                                                                      request, raises_too):
+    """The worker looks for NaN and inf once a block, after its calls; the fault it reports must still be
+    the first in call order: a NaN before a raising call, the raise before a NaN. Replayed from each
+    sample's own generator. The worker's entry runs here, in this process, as a fresh worker."""
+    from admmcheck.audit import sampling
+    from admmcheck.audit.sampling import run_block
+
+    monkeypatch.setattr(sampling, "_WORKER", {})
+    previous = signal.getsignal(signal.SIGALRM)  # the worker installs its call clock's handler
+    request.addfinalizer(lambda: signal.signal(signal.SIGALRM, previous))
+
+    module = tmp_path / f"faulty_{raises_too}.py"  # a name of its own: this process caches modules by name
+    module.write_text(
+        "def mechanism(data, rng):\n"
+        "    u = rng.random()\n"
+        "    if u < 0.05:\n        return float('nan')\n"
+        f"    if u < 0.10 and {raises_too}:\n        raise ValueError('late')\n"
+        "    return u\n"
+        "def neighbours():\n    return (0.0, 1.0)\n")
+    seen = set()
+    for block in range(12):
+        status, message = run_block(Source(f"{module}:mechanism"), Source(f"{module}:neighbours"), 3, 5.0,
+                                    Task(0, 1, block, 60))
+        draws = [sample_generator(3, 0, 1, block, j).random() for j in range(60)]
+        first = next((j for j, u in enumerate(draws) if u < (0.10 if raises_too else 0.05)), None)
+        if first is None:
+            assert status == "ok"
+            continue
+        kind = "returns NaN or inf" if draws[first] < 0.05 else "raises ValueError: late"
+        seen.add(kind)
+        assert status == "error" and message.startswith(kind) and f"block={block}, index={first})" in message
+    assert seen == ({"returns NaN or inf", "raises ValueError: late"} if raises_too else {"returns NaN or inf"})
+
+
 def test_a_hang_the_alarm_cannot_stop_is_caught_by_the_block_allowance(monkeypatch):
     from admmcheck.audit import sampling
 
