@@ -423,8 +423,8 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         values = np.zeros((task.count, width))
         for j, row in enumerate(rows):
             values[j, :len(row)] = row
-    # NaN and inf are looked for once a block rather than after each call (~2 µs a call, a third of a
-    # scalar mechanism's sample); the first one is reported, as it would have been when it was returned
+    # NaN and inf are looked for once a block rather than after each call (that took ~2.8 µs of a scalar
+    # Laplace sample's 6.2 µs); the first one is reported, as it was when each call was checked
     finite = np.isfinite(values).all(axis=1)
     if not finite.all():
         return "error", f"returns NaN or inf ({where}, index={int(np.argmin(finite))})"
