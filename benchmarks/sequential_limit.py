@@ -66,6 +66,14 @@ probabilities are products of Laplace tails, so KL*_out is the program on them, 
 noisy scores: 4 outputs whose probabilities are one-dimensional integrals (quadrature;
 :func:`noisy_max_whole_output`).
 
+**The most powerful test, any test.** Sharper on the same six, and for every stopping rule: a level-α
+sequential test that flags by n with probability p gives the fixed-n test "flag iff it has stopped by n",
+of level α under every (ε, δ)-DP pair, so p is at most the Neyman-Pearson power of n pairs against the law
+of the bracket's upper end (:func:`most_powerful`, Monte Carlo with its standard error, checked against the
+randomised test itself). The median stopping time of any valid sequential test is at least the first n at
+which that power reaches 1/2; and a sequential test can need 1/10 of a fixed-n test's samples only where
+that fixed-n test is at least 10 times slower than the most powerful one.
+
 Beside them: the **handed fixed-n** size, the smallest n per side at which one Clopper-Pearson bound
 on this event (alpha/2 a side, its expected counts n p, the ceiling's convention) or, for δ = 0, the
 conditional ratio test (the audit's other estimator) refutes the claim:
@@ -115,6 +123,7 @@ SVT = ("svt_no_threshold_noise", (0.0, 0.0, 0.0, 0.0, 1.0), (1.0, 1.0, 1.0, 1.0,
 NOISY_MAX = ("noisy_max_too_little_noise", (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0), 0.5)  # scores, Laplace scale
 GAUSSIAN_CELLS = 4000  # cells of its privacy loss within TAIL standard deviations, and two tail cells
 TAIL = 12
+POWER_REPS = 20_000  # Monte Carlo paths per set in most_powerful (three sets: choose, judge, under the null)
 
 
 def kl(p: float | np.ndarray, q: float | np.ndarray) -> np.ndarray:
@@ -195,8 +204,8 @@ def nearest_dp_law(m0: np.ndarray, m1: np.ndarray, epsilon: float) -> dict[str, 
     ratio is allowed, else on the edge q0 = ρ q1 (ρ = e^±ε) at q1 = (m0 + m1)/(aρ + b). The dual value
     g(a, b) (those minimisers' Lagrangian) is a lower bound for any (a, b) (weak duality): ``low``. The
     minimisers at the best (a, b) (BFGS on log a, log b: the slopes are a(Σ q0 − 1), b(Σ q1 − 1)), rescaled to sum to 1,
-    are a law whose KL is an upper bound: ``high``, with the largest |log q0/q1| it reaches (``reached``,
-    at most ε up to rounding). No cell is dropped."""
+    are a law (``law``: q0, q1) whose KL is an upper bound: ``high``, with the largest |log q0/q1| it reaches
+    (``reached``, at most ε up to rounding). No cell is dropped."""
     m0, m1 = np.asarray(m0, float), np.asarray(m1, float)
     ratio = math.exp(epsilon)
 
@@ -223,7 +232,7 @@ def nearest_dp_law(m0: np.ndarray, m1: np.ndarray, epsilon: float) -> dict[str, 
     held = (q0 > 0) | (q1 > 0)  # cells of mass 0 under both laws (underflow) are no output at all
     with np.errstate(divide="ignore"):
         reached = float(np.max(np.abs(np.log(q0[held]) - np.log(q1[held]))))  # inf where one law is 0 alone
-    return {"low": -float(found.fun), "high": high, "reached": reached}
+    return {"low": -float(found.fun), "high": high, "reached": reached, "law": (q0, q1)}
 
 
 def loss_cells(coordinates: int, scale: float, bins: int = BINS, step: float = STEP) -> tuple[np.ndarray, np.ndarray, float]:
@@ -248,23 +257,27 @@ def loss_cells(coordinates: int, scale: float, bins: int = BINS, step: float = S
     return m0, m1, coordinates * (2 / scale / bins + step)
 
 
-def floors(low: float, high: float, **described: object) -> dict[str, object]:
+def floors(low: float, high: float, masses: tuple[np.ndarray, np.ndarray], nearest: tuple[np.ndarray, np.ndarray],
+           **described: object) -> dict[str, object]:
     """The bracket [``low``, ``high``] of KL*_out and the floors of any level-α sequential test that follow
-    from its upper end: ln(1/α)/KL (a test that always flags, mean) and kl(1/2 || α)/KL (median)."""
+    from its upper end: ln(1/α)/KL (a test that always flags, mean) and kl(1/2 || α)/KL (median); and, under
+    ``laws`` (taken out before the JSON is written), the cells' ``masses`` and the (ε, δ)-DP law ``nearest`` of
+    the upper end, for :func:`most_powerful`."""
     alpha = 1 - CONFIDENCE
     return {**described, "kl_star_low": low, "kl_star_high": high, "mean_floor": math.log(1 / alpha) / high,
-            "median_floor": float(kl(0.5, alpha)) / high}
+            "median_floor": float(kl(0.5, alpha)) / high, "laws": (masses, nearest)}
 
 
-def pure_dp_bracket(m0: np.ndarray, m1: np.ndarray, epsilon: float, spread: float) -> tuple[float, float]:
-    """(low, high) of KL*_out on cells of masses ``m0``, ``m1`` within which the privacy loss varies by at
-    most ``spread``, against pure ε-DP: the dual bound of :func:`nearest_dp_law` at ε, and the KL of its law at
-    ε − spread − 1e-9 (room for the rescaling's rounding), checked to reach at most ε − spread, so that it lifts
-    to an ε-DP pair of outputs (the module docstring)."""
+def pure_dp_bracket(m0: np.ndarray, m1: np.ndarray, epsilon: float,
+                    spread: float) -> tuple[float, float, tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """(low, high, the cells' masses, the law of the upper end) of KL*_out on cells of masses ``m0``, ``m1`` within
+    which the privacy loss varies by at most ``spread``, against pure ε-DP: the dual bound of :func:`nearest_dp_law`
+    at ε, and the KL of its law at ε − spread − 1e-9 (room for the rescaling's rounding), checked to reach at most
+    ε − spread, so that it lifts to an ε-DP pair of outputs (the module docstring)."""
     low, high = nearest_dp_law(m0, m1, epsilon)["low"], nearest_dp_law(m0, m1, epsilon - spread - 1e-9)
     if high["reached"] + spread > epsilon or high["high"] < low:
-        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high}, spread {spread}")
-    return low, high["high"]
+        raise RuntimeError(f"the bracket of KL*_out failed: {low}, {high['high']}, spread {spread}")
+    return low, high["high"], (m0, m1), high["law"]
 
 
 def laplace_whole_output(coordinates: int, scale: float, epsilon: float = 1.0) -> dict[str, object]:
@@ -314,7 +327,62 @@ def gaussian_whole_output(epsilon: float, delta: float, coordinates: int = GAUSS
     if max(excess) > delta:
         raise RuntimeError(f"the law found for the upper end is not (ε − w, δ)-DP with its tails: {excess}")
     high = float(special.rel_entr(m0, q0).sum() + special.rel_entr(m1, q1).sum())
-    return floors(low, high, coordinates=coordinates, scale=sigma, cells=len(m0), spread=width)
+    return floors(low, high, (m0, m1), (q0, q1), coordinates=coordinates, scale=sigma, cells=len(m0), spread=width)
+
+
+def log_ratio_sums(rng: np.random.Generator, draw: tuple[np.ndarray, np.ndarray], logs: tuple[np.ndarray, np.ndarray],
+                   reps: int, most: int) -> np.ndarray:
+    """``reps`` paths of S_n = Σ_{i<=n} (logs[0][c0_i] + logs[1][c1_i]), n = 1..``most``, with the cells c0_i, c1_i
+    drawn independently from the laws ``draw`` of the two sides: shape (reps, most)."""
+    total = np.zeros((reps, most))
+    for law, log in zip(draw, logs):
+        total += log[rng.choice(len(law), size=(reps, most), p=law / law.sum())]
+    return np.cumsum(total, axis=1)
+
+
+def most_powerful(masses: tuple[np.ndarray, np.ndarray], nearest: tuple[np.ndarray, np.ndarray], most: int,
+                  reps: int = POWER_REPS, seed: int = SEED) -> dict[str, list[float]]:
+    """The most any level-α test of the DP law ``nearest`` (Q: cells' masses q0, q1, spread inside each cell as the
+    true law is) can flag by n sample pairs when the laws are ``masses`` (P: m0, m1), n = 1..``most``: the
+    Neyman-Pearson power, by Monte Carlo.
+
+    For any test φ of n pairs with E_Q φ <= α and any t > 0, with S_n = Σ log(dP/dQ) over the pairs (a function of
+    the cells only), E_P φ = E_P[φ (1 − t e^(−S_n))] + t E_P[φ e^(−S_n)] <= E_P[(1 − t e^(−S_n))_+] + t α
+    (E_P[φ e^(−S_n)] <= E_Q φ). Minimised over t it is the Neyman-Pearson power. A sequential level-α test that
+    flags by n with probability p is such a φ (flag iff it has stopped by n: Q is an (ε, δ)-DP pair, under which
+    it flags with probability <= α whenever it stops), so p is at most this power, and its median stopping time
+    is at least the first n where the power reaches 1/2. t is chosen on one set of ``reps`` paths drawn from P (a
+    grid of log t) and the bound evaluated on a second, independent set: an unbiased estimate of a valid bound,
+    ``power``, with its standard error ``error``. Checked against a second construction, the test itself:
+    ``direct`` is the power on the second set of the Neyman-Pearson test whose cut (randomised on the atoms of S_n)
+    gives level α on a third set drawn from Q; the two must agree within 4 times their standard errors + 0.005 (the
+    test's: its level's error on the null set times the likelihood ratio at its cut)."""
+    alpha = 1 - CONFIDENCE
+    rng = np.random.default_rng(seed)
+    with np.errstate(divide="ignore"):
+        logs = tuple(np.where(m > 0, np.log(m) - np.log(q), 0.0) for m, q in zip(masses, nearest))  # +inf: q = 0 < m
+    choose, judge = (log_ratio_sums(rng, masses, logs, reps, most) for _ in range(2))
+    under_null = log_ratio_sums(rng, nearest, logs, reps, most)
+    log_t = np.linspace(-5.0, 15.0, 401)
+    power, error, direct, spread = [], [], [], []
+    for n in range(most):
+        chosen = log_t[np.argmin(np.exp(log_t) * alpha
+                                 + np.maximum(1 - np.exp(log_t[:, None] - choose[None, :, n]), 0).mean(axis=1))]
+        slack = np.maximum(1 - np.exp(chosen - judge[:, n]), 0)
+        power.append(float(math.exp(chosen) * alpha + slack.mean()))
+        error.append(float(slack.std() / math.sqrt(reps)))
+        null, alternative = np.round(under_null[:, n], 9), np.round(judge[:, n], 9)  # sums of equal terms: equal
+        cut = np.quantile(null, 1 - alpha)
+        tie = max(float(np.mean(null == cut)), 1e-300)  # randomised at the cut where S_n has atoms, to level α
+        share = (alpha - float(np.mean(null > cut))) / tie
+        direct.append(float(np.mean(alternative > cut) + share * np.mean(alternative == cut)))
+        # the test's own error: its level, estimated on the null set, is off by about sqrt(α(1 − α)/reps), and at
+        # the cut the power moves e^cut times as fast as the level
+        spread.append(error[-1] + math.exp(min(cut, 50.0)) * math.sqrt(alpha * (1 - alpha) / reps))
+    gap = np.abs(np.array(power) - np.array(direct)) - 4 * np.array(spread) - 0.005
+    if gap.max() > 0:
+        raise RuntimeError(f"the Neyman-Pearson bound and the test disagree at n = {int(np.argmax(gap)) + 1}")
+    return {"power": power, "error": error, "direct": direct}
 
 
 def discrete_whole_output(laws: list[np.ndarray], epsilon: float, **described: object) -> dict[str, object]:
@@ -445,13 +513,24 @@ def main() -> None:
              GAUSSIAN[0]: lambda claim: gaussian_whole_output(*claim),
              SVT[0]: lambda claim: svt_whole_output(claim[0]),
              NOISY_MAX[0]: lambda claim: noisy_max_whole_output(claim[0])}  # the laws known in closed form
+    seeds = len(json.loads(recorded.read_text())["seeds"]) if recorded.exists() else 5
     for name, whole_output in known.items():
         row = by_name[name]
         bounds = whole_output(row["claim"])  # not named floors: that is the function
-        whole.append({"mechanism": name, **bounds, "one_tenth": row["one_tenth"],
-                      "sequential_median": row["sequential_median"],
-                      "mean_excluded": None if row["one_tenth"] is None else bool(bounds["mean_floor"] > row["one_tenth"]),
-                      "median_excluded": None if row["one_tenth"] is None else bool(bounds["median_floor"] > row["one_tenth"])})
+        masses, nearest = bounds.pop("laws")
+        target = row["one_tenth"]
+        most = max(math.ceil(target or 0), math.ceil(3 * bounds["median_floor"]))
+        curve = most_powerful(masses, nearest, most)
+        reach = [p + 2 * e for p, e in zip(curve["power"], curve["error"])]  # two standard errors up: generous to tests
+        half = next((n + 1 for n, p in enumerate(reach) if p >= 0.5), None)
+        at = reach[math.ceil(target) - 1] if target else None
+        whole.append({"mechanism": name, **bounds, "one_tenth": target, "sequential_median": row["sequential_median"],
+                      "mean_excluded": None if target is None else bool(bounds["mean_floor"] > target),
+                      "median_excluded": None if target is None else bool(bounds["median_floor"] > target),
+                      "most_powerful": curve, "most_powerful_half": half, "most_powerful_at_one_tenth": at,
+                      "median_of_seeds_within_one_tenth": None if at is None else float(stats.binom(seeds, at).sf(seeds // 2)),
+                      "seeds": seeds, "most_powerful_excluded": None if at is None else bool(at < 0.5)})
+        print(name, "most powerful test: power 1/2 at", half, "pairs; at 1/10 of the need", at, flush=True)
     write_text_atomic(out / "sequential_limit.json", to_json({
         "samples_per_side": args.samples, "seed": SEED, "confidence": CONFIDENCE, "decisions_kl": decisions,
         "rows": rows, "laplace_half_scale_two_legs": exact, "whole_output": whole,
@@ -524,6 +603,24 @@ def markdown(rows: list[dict], samples: int, exact: dict, whole: list[dict]) -> 
               f"probability 1 within 1/10 of the fixed-n need on average{': ' + ', '.join(mean_out) if mean_out else ''}; "
               f"by the median, information rules it out on {len(median_out)} of them"
               f"{': ' + ', '.join(median_out) if median_out else ''}."]
+    lines += ["", "**Sharper: the most powerful test against the nearest DP law.** A sequential level-α test that flags "
+              "by n with probability p is a fixed-n test of level α (flag iff it has stopped by n), so p is at most "
+              "the Neyman-Pearson power of n pairs against any (ε, δ)-DP pair; here the law of the table's upper end "
+              f"(`most_powerful`: Monte Carlo, {POWER_REPS} paths a set, two standard errors added; checked against "
+              "the test itself). The median stopping time of any valid sequential test is therefore at least the first "
+              "n where that power reaches 1/2: no sequential test can need fewer than 1/10 of a fixed-n test's samples "
+              "unless that fixed-n test is itself at least 10 times slower than the most powerful one.", "",
+              "| mechanism | most powerful test: pairs for power 1/2 | its power at 1/10 of the fixed-n need | "
+              f"chance the median of {whole[0]['seeds'] if whole else 5} seeds is within 1/10, at most | "
+              "fixed-n audit's need / the most powerful test's | our sequential / the most powerful test's |",
+              "|---|---|---|---|---|---|"]
+    lines += [f"| {w['mechanism']} | {w['most_powerful_half']} | {w['most_powerful_at_one_tenth']:.3f} | "
+              f"{w['median_of_seeds_within_one_tenth']:.3f} | {10 * w['one_tenth'] / w['most_powerful_half']:.1f} | "
+              f"{w['sequential_median'] / w['most_powerful_half']:.1f} |" for w in whole if w["one_tenth"]]
+    np_out = [w["mechanism"] for w in whole if w["most_powerful_excluded"]]
+    lines += ["", f"On {len(np_out)} of {len(whole)} no valid sequential test flags within 1/10 of the fixed-n need "
+              f"with probability 1/2{': ' + ', '.join(np_out) if np_out else ''}. On the others a test that knew both "
+              "output laws could; a black-box test learns its events from the samples it is spending."]
     return "\n".join(lines) + "\n"
 
 
