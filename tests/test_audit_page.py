@@ -35,7 +35,7 @@ def _common(**fields) -> dict:
 
 
 def violation() -> dict:
-    """A support mismatch: the event never happened under d1, so the point estimate is infinite."""
+    """The event never happened under d1 in the samples counted, so the point estimate is infinite."""
     return _common(
         verdict="violation", epsilon_lower_bound=1.9312, epsilon_estimate=math.inf, claimed_epsilon=1.0,
         delta_lower_bound_at_claimed_epsilon=0.0123, event="x0[1] > 2.75 <b>bold</b>", event_family="threshold",
@@ -85,7 +85,8 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     headline = 'violation: epsilon ≥ 1.93 at 95 % confidence <span class="claim">' + CLAIM
     assert html.index(headline) < html.index('id="event"') < html.index('id="histogram"')
     assert 'class="verdict violation"' in html
-    assert "point estimate: infinite — an output that d1 never produced in 17000 samples" in html
+    assert "point estimate: infinite — d1 produced no output in this event in the 17000 samples counted" in html
+    assert "support mismatch" not in html  # a zero count is not evidence that d1 cannot give the output
     assert "not a proof" in html[html.index('class="caveat"'):html.index('id="event"')]
     assert "x0[1] &gt; 2.75 &lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
     assert ">4321<" in html and ">0<" in html and "[0.2478, 0.2607]" in html

@@ -275,3 +275,17 @@ def test_sequential_with_a_checkpoint_is_refused_naming_the_parameter_or_the_fla
     said = json.loads(capsys.readouterr().out)["error"]
     assert said.startswith("--sequential and checkpoint both given: a sequential audit re-chooses")
     assert not (tmp_path / "c.sqlite").exists()
+
+
+def test_an_infinite_point_estimate_is_said_to_rest_on_the_samples_counted_not_called_a_support_mismatch(capsys):
+    """0 of 20 in a sequential look (or 0 of any n) is what was seen: the CLI says so with the count, and does not
+    claim that the other dataset cannot give the output."""
+    from admmcheck.cli import _print_audit_head
+    summary = {"verdict": "violation", "epsilon_lower_bound": 1.0, "confidence": 0.95, "epsilon_estimate": math.inf,
+               "event_more_likely_under": "d1", "event": "x > 1", "candidates": [],
+               "p_d0": {"count": 0, "n": 20}, "p_d1": {"count": 6, "n": 20},
+               "sequential": {"e_value": 21.5, "threshold": 20.0, "looks": [{}, {}], "refuted_epsilon": 1.0}}
+    _print_audit_head(summary, "claimed epsilon = 1.0")
+    text = capsys.readouterr().out
+    assert "point estimate: infinite: d0 gave no output in this event in the 20 samples counted" in text
+    assert "support mismatch" not in text

@@ -715,7 +715,10 @@ def _print_audit_head(summary: dict, claim: str) -> None:
           f"{summary['confidence']} ({claim})")
     if summary.get("epsilon_estimate") == float("inf"):
         never = "d1" if summary["event_more_likely_under"] == "d0" else "d0"
-        print(f"  point estimate: infinite: {never} never gave an output in this event (a support mismatch)")
+        # a zero count is what was seen, not a support mismatch: only the bound above is established
+        print(f"  point estimate: infinite: {never} gave no output in this event in the "
+              f"{summary[f'p_{never}']['n']} samples counted (the ratio of the frequencies; the bound above is what "
+              "the samples establish)")
     for finding in summary.get("findings", ()):
         print(f"  finding: {finding}")
     search = summary.get("neighbour_search")

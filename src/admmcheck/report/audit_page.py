@@ -175,8 +175,8 @@ def _estimate(s: dict) -> str:
     if math.isinf(value) and value > 0:
         other = "d1" if s["event_more_likely_under"] == "d0" else "d0"
         n = s[f"p_{other}"]["n"]
-        return (f"point estimate: infinite — an output that {other} never produced in {n} samples "
-                f"(a support mismatch)")
+        return (f"point estimate: infinite — {other} produced no output in this event in the {n} samples counted "
+                "(the ratio of the frequencies; the bound is what the samples establish)")
     return f"point estimate: epsilon ≈ {_num(value)} (ln of the ratio of the two event frequencies)"
 
 
