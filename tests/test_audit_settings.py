@@ -83,3 +83,18 @@ def test_seed_seeds_both_the_data_and_the_samples_of_a_reference_audit(capsys):
     # other data, other samples: the candidates' counts differ (the reported event alone may be one that
     # holds nearly every sample under both seeds, 500 and 498 of 500)
     assert [c["counts"] for c in other_data.as_dict()["candidates"]] != [c["counts"] for c in cli["candidates"]]
+
+
+def test_the_cli_says_how_many_samples_were_drawn_when_max_time_cut_the_audit_short(capsys):
+    """An audit cut short by --max-time prints what it drew and how it was split, not the samples asked for."""
+    argv = ["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
+            "--epsilon", "1", "--samples", "4000", "--workers", "1", "--quiet"]
+    assert main(argv + ["--max-time", "1e-9", "--json"]) == 0
+    drawn = json.loads(capsys.readouterr().out)["samples_used"]
+    assert drawn["bounding"][0] < 4000 - drawn["selection"][0]  # the time ran out before the bounding split was drawn
+    assert main(argv + ["--max-time", "1e-9"]) == 0
+    text = capsys.readouterr().out
+    assert (f"  {drawn['total'][0]} of 4000 samples per side ({drawn['selection'][0]} chose the events, "
+            f"{drawn['bounding'][0]} bounded them)") in text
+    assert main(argv) == 0
+    assert "  4000 samples per side, seed 0" in capsys.readouterr().out  # drawn whole: said as asked

@@ -687,8 +687,13 @@ def _command_audit(args: argparse.Namespace) -> int:
         print(to_json(summary))
     else:
         _print_audit_head(summary, f"claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']}")
-        used = "" if summary["mode"] == "fixed-n" else f"{summary['samples_used']['total'][0]} of "
-        print(f"  {used}{summary['samples']} samples per side, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+        drawn = summary["samples_used"]
+        # what was drawn, where it is not what was asked: a sequential audit that stopped, or --max-time run out
+        used = "" if drawn["total"][0] == summary["samples"] else f"{drawn['total'][0]} of "
+        split = ("" if summary["mode"] != "fixed-n" or not used else
+                 f" ({drawn['selection'][0]} chose the events, {drawn['bounding'][0]} bounded them)")
+        print(f"  {used}{summary['samples']} samples per side{split}, seed {summary['seed']}, "
+              f"{summary['wall_time_s']:.1f} s")
         if not summary["reproducible"]:
             print(f"  not reproducible from the seed: {summary['randomness']['reason']}")
         for note in summary["notes"]:
