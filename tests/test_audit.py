@@ -416,9 +416,9 @@ def test_max_time_stops_the_bounding_split_part_way(monkeypatch):
     class ThreeBlocks(Budget):  # the budget runs out after three bounding blocks were issued
         calls = 0
 
-        def expired(self) -> bool:
+        def expired(self) -> bool:  # asked once when the selection split is drawn, then before each bounding block
             ThreeBlocks.calls += 1
-            return ThreeBlocks.calls > 3
+            return ThreeBlocks.calls > 4
 
     monkeypatch.setattr(auditor, "Budget", ThreeBlocks)
     result = _audit("laplace_half_scale", "scalar_pair", samples=200_000, seed=1, max_time=60.0)

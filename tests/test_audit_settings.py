@@ -90,8 +90,11 @@ def test_the_cli_says_how_many_samples_were_drawn_when_max_time_cut_the_audit_sh
     argv = ["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
             "--epsilon", "1", "--samples", "4000", "--workers", "1", "--quiet"]
     assert main(argv + ["--max-time", "1e-9", "--json"]) == 0
-    drawn = json.loads(capsys.readouterr().out)["samples_used"]
+    out = json.loads(capsys.readouterr().out)
+    drawn = out["samples_used"]
     assert drawn["bounding"][0] < 4000 - drawn["selection"][0]  # the time ran out before the bounding split was drawn
+    assert any(note.startswith(f"the selection split ({drawn['selection'][0]} samples per side) is drawn whole")
+               and "past the time budget of 1e-09 s" in note for note in out["notes"])
     assert main(argv + ["--max-time", "1e-9"]) == 0
     text = capsys.readouterr().out
     assert (f"  {drawn['total'][0]} of 4000 samples per side ({drawn['selection'][0]} chose the events, "

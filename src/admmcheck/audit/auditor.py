@@ -268,6 +268,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     unseen = [0, 0]
     complete = True
     findings: list[str] = []
+    overran: float | None = None  # when the time budget had run out by the end of a selection split
     selection_blocks = math.ceil(selection / block_size)
     for pair in range(pairs):
         parts: dict[int, list[Block]] = {0: [], 1: []}
@@ -281,6 +282,8 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         for task in tasks:  # the selection split is needed whole: the time budget applies to bounding only
             key = (task.side, task.block)
             parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
+        if overran is None and budget.expired():
+            overran = budget.elapsed
         whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
         findings.extend(seed_insensitive(whole, pair, pairs))
         encoding = Encoding.fit(whole)
@@ -346,6 +349,10 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     if any(unseen):
         outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
                              "split never showed; no chosen event contains them",)
+    if overran is not None:
+        outcome["notes"] += (f"the selection split ({selection} samples per side) is drawn whole, so that its events "
+                             f"are those of an uninterrupted audit, and it ended {overran:.1f} s into the audit, past the "
+                             f"time budget of {budget.seconds:g} s: fewer samples make a shorter audit",)
     return outcome
 
 
