@@ -276,3 +276,36 @@ def hangs_in_c(data, rng):
         _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGALRM})
         time.sleep(600)
     return data + rng.laplace(0.0, 1.0)
+
+
+def histogram_then_centred(data, rng):
+    """histogram_wrong_scale (true epsilon 2), which then centres its input in place, as research code often
+    does: on the neighbours' own arrays every later call would see both histograms centred (L1 distance 2 ->
+    still 2, but shifted by the means) and, here, zeroed mean."""
+    out = data + rng.laplace(0.0, 1.0, size=len(data))
+    data -= data.mean()
+    return out
+
+
+def histogram_copied_then_centred(data, rng):
+    """histogram_then_centred on its own copy of the input: the same law, no write into the caller's data."""
+    return histogram_then_centred(data.copy(), rng)
+
+
+def laplace_half_scale_then_zeroed(data, rng):
+    """laplace_half_scale (true epsilon 2) on a one-element array that, with probability 0.01, it then zeroes in
+    place: on the neighbours' own arrays both datasets would read 0 from then on (no leak left to see)."""
+    out = float(data[0]) + rng.laplace(0.0, 0.5)
+    if rng.random() < 0.01:
+        data[:] = 0.0
+    return out
+
+
+def laplace_half_scale_array(data, rng):
+    """laplace_half_scale on a one-element array: laplace_half_scale_then_zeroed without the write."""
+    return float(data[0]) + rng.laplace(0.0, 0.5)
+
+
+def array_pair():
+    """scalar_pair as one-element arrays, which a mechanism can write into."""
+    return (np.array([0.0]), np.array([1.0]))

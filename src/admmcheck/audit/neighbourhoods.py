@@ -183,6 +183,8 @@ class CandidatePairs(PairSequence):
         return len(self.changes)
 
     def __getitem__(self, index: int) -> Pair:
+        """Pair ``index``, each dataset its own arrays: none shares the base dataset's, so a mechanism that
+        writes into its input cannot change another candidate's datasets."""
         change = self.changes[index]
         features, labels = self.dataset.features, self.dataset.labels
         if change.removed:
@@ -192,11 +194,12 @@ class CandidatePairs(PairSequence):
             features = features.copy()
             if change.features is not None:
                 features[change.record] = change.features
+            labels = None if labels is None else labels.copy()
             if change.label is not None:
-                labels = labels.copy()
                 labels[change.record] = change.label
             changed = self.dataset.data(features, labels)
-        return Pair(self.dataset.data(), changed)
+        base = self.dataset
+        return Pair(base.data(base.features.copy(), None if base.labels is None else base.labels.copy()), changed)
 
     def describe(self, index: int) -> dict[str, object]:
         """Which record, what change (for the JSON and the page)."""

@@ -22,6 +22,15 @@ one thread); the main process receives blocks of encoded outputs
 and 1.1 times the ``timeout`` (:class:`_CallClock`); a block that does not
 come back within its whole allowance (a hang the alarm cannot interrupt, e.g. in C code)
 stops the pool.
+
+Inputs as given. Every call must see the neighbouring dataset as the neighbours gave it, as a call on the
+real dataset would. Research code often writes into its input (centring, clipping, shuffling in place), which
+on a shared dataset object would change what every later call sees: an audit of other datasets, which can hide a
+leak. So each worker pickles every dataset before any call and compares after each block; where a block changed
+it, every later call of that side gets its own copy (unpickled from the one taken before any call) and the block
+is drawn again (:func:`_input_written`): with seeded randomness, the very samples of a mechanism that copies its
+input first. The main process is told (:attr:`Sampler.input_changed`) and the audit says so in a finding. A dataset
+that cannot be pickled, or pickles two ways, is not checked.
 """
 
 from __future__ import annotations
@@ -342,8 +351,63 @@ def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
         signal.signal(signal.SIGALRM, _CallClock.handler)
         pairs_source = neighbours.load("neighbours")
         produced = pairs_source() if callable(pairs_source) else pairs_source
-        _WORKER.update(mechanism=mechanism.load(), pairs=neighbour_pairs(produced))
+        pairs = neighbour_pairs(produced)
+        _WORKER.update(mechanism=mechanism.load(), pairs=pairs, pristine={}, copied={}, input_changed=None)
+        if isinstance(pairs, list):  # every dataset as given, before any call can write into one they share
+            for pair in range(len(pairs)):
+                _pristine(pair, 0)
     return _WORKER["mechanism"], _WORKER["pairs"]
+
+
+def _pristine(pair: int, side: int) -> bytes | None:
+    """The pickled dataset of ``side`` of ``pair`` as the neighbours gave it, both sides of a pair pickled
+    together on its first use (a pair built on demand, :class:`~admmcheck.audit.contract.PairSequence`);
+    None where it cannot be pickled (no change to it can be seen)."""
+    pristine = _WORKER["pristine"]
+    if (pair, side) not in pristine:
+        built = _WORKER["pairs"][pair]
+        for either in (0, 1):
+            try:
+                taken = [pickle.dumps(built.dataset(either), protocol=5) for _ in range(2)]
+            except Exception:
+                taken = [None]
+            pristine[(pair, either)] = taken[0] if taken[0] == taken[-1] else None  # one that pickles two ways: None
+    return pristine[(pair, side)]
+
+
+def _given(task: Task) -> Any:
+    """The dataset a call of ``task`` gets: the neighbours' own object, or, once a call was seen writing into
+    it (:func:`_input_written`), a fresh copy of it as given."""
+    if (task.pair, task.side) in _WORKER["copied"]:
+        return pickle.loads(_WORKER["pristine"][(task.pair, task.side)])
+    return _WORKER["pairs"][task.pair].dataset(task.side)
+
+
+def _input_written(task: Task, data: Any, where: str) -> bool:
+    """After a block drawn on ``data``, the neighbours' own dataset: True when its calls changed it (its pickle
+    is no longer the one taken before any call). Every later call of this side then gets its own copy
+    (:func:`_given`), as each call on the real dataset would see it, and the block is to be drawn again; the
+    first time is remembered for the main process (:func:`input_changed`)."""
+    key = (task.pair, task.side)
+    if key in _WORKER["copied"]:
+        return False
+    before = _pristine(*key)
+    if before is None:
+        return False
+    try:
+        changed = pickle.dumps(data, protocol=5) != before
+    except Exception:
+        changed = True  # it pickled before the calls and does not now: the calls changed it
+    if changed:
+        _WORKER["copied"][key] = True
+        if _WORKER["input_changed"] is None:
+            _WORKER["input_changed"] = where
+    return changed
+
+
+def input_changed() -> str | None:
+    """Where this worker first saw the mechanism change its input dataset (None: it has not)."""
+    return _WORKER.get("input_changed")
 
 
 def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
@@ -371,9 +435,20 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         return "error", f"loading failed: {type(exc).__name__}: {exc}"
     if task.pair >= len(pairs):
         return "error", f"neighbours returned {len(pairs)} pairs, pair {task.pair} asked for"
-    data = pairs[task.pair].dataset(task.side)
-    words = _block_words(seed, task)
     where = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
+    data = _given(task)
+    status, payload = _draw_block(callable_, data, seed, timeout, task, where, exceptions_are_outputs)
+    if _input_written(task, data, where):  # drawn again, each call on its own copy of the dataset as given
+        status, payload = _draw_block(callable_, _given(task), seed, timeout, task, where, exceptions_are_outputs)
+    return status, payload
+
+
+def _draw_block(callable_, data: Any, seed: int, timeout: float, task: Task, where: str,
+                exceptions_are_outputs: bool) -> tuple[str, Any]:
+    """One block's calls on ``data`` (:func:`_given`): ("ok", :class:`~admmcheck.audit.outputs.Block`) or
+    ("error", message)."""
+    copied = (task.pair, task.side) in _WORKER["copied"]
+    words = _block_words(seed, task)
     batch = getattr(callable_, "batch", None)
     if batch is not None:
         return _run_batch(batch, data, words, seed, task, timeout, where)
@@ -395,6 +470,8 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
 
     with _CallClock.running(timeout):
         for j in range(task.count):
+            if copied and j:
+                data = _given(task)  # each call its own copy (the first one has it already)
             try:
                 value, raised = _call(callable_, data, rng, states, generators, words, j)
             except _CallTimeout:
@@ -502,6 +579,9 @@ class Sampler:
         for worker in self.workers:
             worker.send(self._init_message())
         self.pairs: int | None = None
+        #: where a worker first saw the mechanism write into its input dataset (every later call of that side
+        #: got its own copy, and the block was drawn again: :func:`_input_written`); None: never seen
+        self.input_changed: str | None = None
 
     def close(self) -> None:
         for worker in self.workers:
@@ -579,6 +659,8 @@ class Sampler:
                 f"seed {self.seed}) did not finish within {self._allowance(task.count):g} s, and the per-call "
                 "timeout could not interrupt it"
             ) from None
+        if header.get("input_changed") and self.input_changed is None:
+            self.input_changed = str(header["input_changed"])
         if header["status"] != "ok":
             if header.get("counting"):
                 raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "

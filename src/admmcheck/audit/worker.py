@@ -4,8 +4,9 @@ Reads length-prefixed pickled messages from the main process on stdin (``init``,
 ``pairs``, ``block``, ``tally``, ``count``) and writes each answer on file descriptor FD as two lengths, a JSON
 header and, for a block, the samples as ``.npz`` bytes (:meth:`Block.to_bytes`, no pickle). ``tally``
 gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`); that
-answer is the counts alone, as JSON integers. The mechanism's own prints go to the null device, never
-into the answers.
+answer is the counts alone, as JSON integers. Once the mechanism was seen writing into its input dataset
+(:func:`~admmcheck.audit.sampling.input_changed`), every header says where. The mechanism's own prints go to the
+null device, never into the answers.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import struct
 import sys
 
 
-from admmcheck.audit.sampling import count_pairs, run_block
+from admmcheck.audit.sampling import count_pairs, input_changed, run_block
 
 
 def _answer(stream, header: dict, body: bytes = b"") -> None:
@@ -67,12 +68,13 @@ def serve(requests, answers) -> None:
             mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup
             (task,) = message[1:]
             status, payload = run_block(mechanism, neighbours, seed, timeout, task, exceptions_are_outputs)
+            written = {"input_changed": input_changed()} if input_changed() else {}  # every answer after it says so
             if status != "ok":
-                _answer(answers, {"status": status, "message": payload})
+                _answer(answers, {"status": status, "message": payload, **written})
             elif kind == "block":
-                _answer(answers, {"status": "ok"}, payload.to_bytes())
+                _answer(answers, {"status": "ok", **written}, payload.to_bytes())
             else:
-                _answer(answers, _counted(tally, payload))
+                _answer(answers, {**_counted(tally, payload), **written})
 
 
 def main() -> None:
