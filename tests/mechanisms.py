@@ -309,3 +309,23 @@ def laplace_half_scale_array(data, rng):
 def array_pair():
     """scalar_pair as one-element arrays, which a mechanism can write into."""
     return (np.array([0.0]), np.array([1.0]))
+
+
+def laplace_global_data_only(data):
+    """laplace_global as research code writes it: a function of the data alone."""
+    return data + np.random.laplace(0.0, 1.0)
+
+
+def laplace_global_keyword_only(data, *, scale=1.0):
+    """laplace_global with a keyword-only setting: called with the data alone."""
+    return data + np.random.laplace(0.0, scale)
+
+
+def needs_three(data, epsilon, delta):
+    """Cannot be called with the data alone, nor with (data, rng)."""
+    return data + np.random.laplace(0.0, 1.0 / epsilon)
+
+
+def raises_type_error(data, rng):
+    """Raises a TypeError of its own: not a calling-convention mistake."""
+    return data + len(rng.random())

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from admmcheck.audit.datafiles import is_data_file, read_pair
 from admmcheck.audit.octave import OctaveMechanism, OctaveNeighbours
@@ -52,3 +53,31 @@ def load_callable(spec: str, role: str = "mechanism") -> Callable:
     if not callable(target):
         raise InvalidConfiguration(f"{spec!r}: {path} has no callable named {name}")
     return target
+
+
+def as_mechanism(target: Callable, name: str) -> Callable:
+    """``target`` as admmcheck calls a mechanism, ``mechanism(data, rng)``. Code that takes the data alone
+    (``release(data)``, drawing from numpy's or Python's global generators, which every sample seeds) is called
+    with the data alone: decided from its signature, not by trying, so a TypeError raised inside the code is never
+    taken for a wrong call. A signature that takes neither is refused; one that cannot be read (a builtin) and a
+    vectorised mechanism (``target.batch``) are called as given."""
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):
+        return target
+    if getattr(target, "batch", None) is not None or _binds(signature, 2):
+        return target
+    if _binds(signature, 1):
+        def data_only(data: Any, rng: Any) -> Any:
+            return target(data)
+        return data_only
+    raise InvalidConfiguration(f"{name}{signature} cannot be called as mechanism(data, rng) or mechanism(data): "
+                               "wrap it in a function of the data (and rng) that passes its other arguments")
+
+
+def _binds(signature: inspect.Signature, count: int) -> bool:
+    try:
+        signature.bind(*range(count))
+    except TypeError:
+        return False
+    return True

@@ -50,7 +50,7 @@ import numpy as np
 
 from admmcheck.audit.contract import neighbour_pairs
 from admmcheck.audit.datafiles import is_data_file
-from admmcheck.audit.loading import load_callable
+from admmcheck.audit.loading import as_mechanism, load_callable
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.worker_process import WorkerProcess
@@ -352,7 +352,8 @@ def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
         pairs_source = neighbours.load("neighbours")
         produced = pairs_source() if callable(pairs_source) else pairs_source
         pairs = neighbour_pairs(produced)
-        _WORKER.update(mechanism=mechanism.load(), pairs=pairs, pristine={}, copied={}, input_changed=None)
+        _WORKER.update(mechanism=as_mechanism(mechanism.load(), mechanism.describe()), pairs=pairs, pristine={},
+                       copied={}, input_changed=None)
         if isinstance(pairs, list):  # every dataset as given, before any call can write into one they share
             for pair in range(len(pairs)):
                 _pristine(pair, 0)
