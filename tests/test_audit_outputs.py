@@ -44,6 +44,23 @@ def test_numbers_keep_their_values_and_names():
         encode_output(object())
 
 
+def test_a_set_is_its_elements_in_one_order_whatever_order_it_was_built_in():
+    """A set of selected indices or labels: an observer sees the elements, not an order, so {3, 1, 2} built any
+    way is one output; a set is not the tuple or list of the same elements."""
+    forward, backward = set(), set()
+    for item in (3, 1, 2):
+        forward.add(item)
+    for item in (2, 1, 3):
+        backward.add(item)
+    kind, numbers = encode_output({"chosen": forward, "names": frozenset({"b", "a"})})
+    assert kind.signature == "{'chosen': set(int×3), 'names': frozenset('a', 'b')}" and numbers.tolist() == [1, 2, 3]
+    assert encode_output(backward)[0].signature == encode_output(forward)[0].signature == "set(int×3)"
+    assert encode_output({1, 2})[0].signature not in {encode_output(x)[0].signature for x in ((1, 2), [1, 2])}
+    assert encode_output(set())[0].signature == "set()" and encode_output({"x", 2})[0].signature == "set(int, 'x')"
+    with pytest.raises(NotAnOutput, match="cannot be put in one order"):
+        encode_output({(1, "a"), (1, 2)})
+
+
 def test_a_block_travels_as_npz_bytes_and_refuses_garbage():
     block = Block(np.array([[1.0, 0.0], [2.0, 3.0]]), np.array([0, 1]),
                   (Kind("float", Layout((("output", ()),))), Kind("list[float×2]", Layout((("output", (2,)),)))))

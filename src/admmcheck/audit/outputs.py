@@ -1,7 +1,8 @@
 """What an observer sees, as numbers the estimators can use, with every distinction kept.
 
 A mechanism may return numbers, arrays of any shape and dtype, strings, booleans, ``None``,
-lists and tuples (of any, data-dependent length), mappings, nested freely, or (with
+lists and tuples (of any, data-dependent length), sets (their elements in sorted order), mappings, nested
+freely, or (with
 ``exceptions_are_outputs``) raise. :func:`encode_output` splits one output into
 
 * its **kind**: a readable signature of everything that is not a number: the structure
@@ -132,6 +133,13 @@ def _encode(value: Any, name: str, numbers: list, parts: list) -> str:
         inner = [f"{key!r}: {_encode(value[key], f'{name}.{key}' if name != 'output' else str(key), numbers, parts)}"
                  for key in keys]
         return "{" + ", ".join(inner) + "}"
+    if isinstance(value, (set, frozenset)):  # what an observer sees is its elements, in no order: one order for all
+        try:
+            ordered = tuple(sorted(value, key=lambda v: (type(v).__name__, v)))
+        except TypeError:
+            raise NotAnOutput(f"returns a {type(value).__name__} whose elements cannot be put in one order; return "
+                              "them as a sorted list") from None
+        return type(value).__name__ + _encode(ordered, name, numbers, parts)[len("tuple"):]
     if isinstance(value, (list, tuple)):
         open_, close = ("[", "]") if isinstance(value, list) else ("(", ")")
         if value and (all(isinstance(v, (float, np.floating)) for v in value) or
@@ -146,7 +154,7 @@ def _encode(value: Any, name: str, numbers: list, parts: list) -> str:
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
         return f"{type(value).__name__}{_encode(fields, name, numbers, parts)}"
     raise NotAnOutput(f"returns a {type(value).__module__}.{type(value).__qualname__}; return what an observer sees as "
-                      "numbers, arrays, strings, booleans, None, lists, tuples or dicts of them (e.g. model.coef_ "
+                      "numbers, arrays, strings, booleans, None, lists, tuples, sets or dicts of them (e.g. model.coef_ "
                       "rather than the model)")
 
 
