@@ -329,3 +329,16 @@ def needs_three(data, epsilon, delta):
 def raises_type_error(data, rng):
     """Raises a TypeError of its own: not a calling-convention mistake."""
     return data + len(rng.random())
+
+
+_STICKY = {"left": 0, "value": 0.0}
+
+
+def sticky_unseeded(data, rng):
+    """Correct Laplace noise in law, but each draw from the operating system is released for 5 calls in a row, as a
+    generator seeded from a coarse clock would: consecutive samples are not independent."""
+    if _STICKY["left"] == 0:
+        uniform = (int.from_bytes(os.urandom(6), "little") + 0.5) / 2 ** 48
+        _STICKY.update(left=5, value=-math.copysign(math.log(1 - 2 * abs(uniform - 0.5)), uniform - 0.5))
+    _STICKY["left"] -= 1
+    return data + _STICKY["value"]

@@ -38,10 +38,11 @@ from admmcheck.audit.estimators import (RATIO_TEST, TWO_INTERVALS, cp_lower, cp_
 from admmcheck.audit.events import identity as event_families
 from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
                                     histogram_edges, scores_of)
-from admmcheck.audit.outputs import Block, Encoding, Layout, seed_insensitive
+from admmcheck.audit.outputs import Block, Encoding, Layout, calls_repeat, seed_insensitive
 from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.settings import AuditSettings
+from admmcheck.errors import MechanismError
 from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
@@ -292,6 +293,9 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
         if overran is None and budget.expired():
             overran = budget.elapsed
         whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
+        repeating = calls_repeat(whole, sampler.mechanism.describe(), f" of pair {pair}" if pairs > 1 else "")
+        if repeating is not None:
+            raise MechanismError(repeating)
         findings.extend(seed_insensitive(whole, pair, pairs))
         encoding = Encoding.fit(whole)
         encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))

@@ -367,3 +367,44 @@ def seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list[
             "the same output, so the mechanism's noise is a constant there; a fixed seed inside the code (rng(1), "
             "rand(\"seed\", 1), randn(\"state\", 0), np.random.seed(0)) does this, and a mechanism that always "
             "releases the same output on a dataset is not randomised at all"]
+
+
+REPEAT_Z = 8.0  # calls_repeat: how many standard deviations lag-1 equalities must exceed lag-n/2 ones to refuse
+REPEAT_EXCESS = 10  # and by at least this many samples
+
+
+def calls_repeat(whole: tuple[Block, Block], name: str, where: str) -> str | None:
+    """A message when consecutive samples of a side repeat each other more than samples far apart do: the
+    mechanism's randomness comes from the clock or another source that repeats between calls
+    (``default_rng(int(time.time() * 1000))``), so the samples are not independent draws, on which every bound
+    rests; None otherwise.
+
+    Independent samples are exchangeable, so sample i equals sample i + 1 as often, in law, as sample i equals
+    sample i + L (L = n/2); over the m = n − L pairs of each, a = #{x_i = x_{i+1}} and b = #{x_i = x_{i+L}}. Each
+    is a sum of m indicators of mean q = Σ p_v² whose neighbours overlap (x_{i+1} is in two of them), so its
+    variance is m q(1 − q) + 2m |Σ p_v³ − q²|, with p the empirical law of the side's outputs; a − b is refused at
+    REPEAT_Z times the square root of twice the sum of both variances (a bound whatever their correlation) and
+    REPEAT_EXCESS samples. Outputs of a discrete law repeat at every lag alike and pass."""
+    for side, block in enumerate(whole):
+        n = len(block)
+        lag = n // 2
+        m = n - lag
+        if m < REPEAT_EXCESS + 1:
+            continue
+        rows = np.concatenate([block.kind_of[:, None].astype(np.float64), block.values], axis=1)
+        _, ids = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.itemsize * rows.shape[1]))),
+                           return_inverse=True)
+        ids = ids.ravel()
+        a = int(np.sum(ids[:m] == ids[1:m + 1]))
+        b = int(np.sum(ids[:m] == ids[lag:lag + m]))
+        p = np.bincount(ids) / n
+        q, r = float(np.sum(p ** 2)), float(np.sum(p ** 3))
+        variance = m * q * (1 - q) + 2 * m * abs(r - q * q)
+        if a - b >= REPEAT_EXCESS and a - b > REPEAT_Z * math.sqrt(4 * variance):
+            return (f"{name} gives consecutive calls the same output far more often than calls {lag} apart ({a} of {m} "
+                    f"consecutive pairs of samples on d{side}{where} were equal, against {b} of {m} pairs {lag} apart): "
+                    "its randomness repeats between calls, as a generator seeded from the clock does "
+                    "(default_rng(int(time.time() * 1000))), so its samples are not independent draws and no bound "
+                    "on them would hold. Draw from the rng argument, or seed from the operating system "
+                    "(numpy.random.default_rng())")
+    return None

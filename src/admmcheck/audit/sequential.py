@@ -96,8 +96,9 @@ from admmcheck.audit.contract import PrivacyClaim
 from admmcheck.audit.estimators import cp_lower, cp_upper, point_estimate
 from admmcheck.audit.events import (FAMILIES, PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events,
                                     threshold_counts)
-from admmcheck.audit.outputs import Block, Encoding, seed_insensitive
+from admmcheck.audit.outputs import Block, Encoding, calls_repeat, seed_insensitive
 from admmcheck.audit.sampling import Sampler, Task
+from admmcheck.errors import MechanismError
 from admmcheck.progress import Budget
 
 EARLY_LOOK = 8  # samples per side of the first look: events are chosen on it, nothing is bet on it
@@ -460,8 +461,13 @@ def run_sequential(sampler: Sampler, claim: PrivacyClaim, samples: int, confiden
         looks.append(_look_record(look, drawn, wealth, chosen if look else {}))
         if refuted or not complete:
             break
+    kept = [tuple(Block.concatenate(side) for side in pools[pair]) for pair in range(pairs)]
+    for pair in range(pairs):  # dependent samples void the e-value as they void any bound: no verdict is given
+        repeating = calls_repeat(kept[pair], sampler.mechanism.describe(), f" of pair {pair}" if pairs > 1 else "")
+        if repeating is not None:
+            raise MechanismError(repeating)
     findings = [finding for pair in range(pairs)  # on every sample kept for choosing, not only the first look's
-                for finding in seed_insensitive(tuple(Block.concatenate(side) for side in pools[pair]), pair, pairs)]
+                for finding in seed_insensitive(kept[pair], pair, pairs)]
     return _outcome(claim, alpha, wealth, chosen, settled, looks, drawn, sizes[0], pools, complete, unseen, findings)
 
 
