@@ -371,6 +371,7 @@ def seed_insensitive(whole: tuple[Block, Block], pair: int, pairs: int) -> list[
 
 REPEAT_Z = 8.0  # calls_repeat: how many standard deviations lag-1 equalities must exceed lag-n/2 ones to refuse
 REPEAT_EXCESS = 10  # and by at least this many samples
+REPEAT_SAMPLES = 20_000  # the first this many samples of a side are looked at (hashing 150,000 of 500 numbers: 2 s)
 
 
 def calls_repeat(whole: tuple[Block, Block], name: str, where: str) -> str | None:
@@ -384,17 +385,16 @@ def calls_repeat(whole: tuple[Block, Block], name: str, where: str) -> str | Non
     is a sum of m indicators of mean q = Σ p_v² whose neighbours overlap (x_{i+1} is in two of them), so its
     variance is m q(1 − q) + 2m |Σ p_v³ − q²|, with p the empirical law of the side's outputs; a − b is refused at
     REPEAT_Z times the square root of twice the sum of both variances (a bound whatever their correlation) and
-    REPEAT_EXCESS samples. Outputs of a discrete law repeat at every lag alike and pass."""
+    REPEAT_EXCESS samples, on the first REPEAT_SAMPLES samples of each side. Outputs of a discrete law repeat at
+    every lag alike and pass."""
     for side, block in enumerate(whole):
+        block = Block(block.values[:REPEAT_SAMPLES], block.kind_of[:REPEAT_SAMPLES], block.kinds)
         n = len(block)
         lag = n // 2
         m = n - lag
         if m < REPEAT_EXCESS + 1:
             continue
-        rows = np.concatenate([block.kind_of[:, None].astype(np.float64), block.values], axis=1)
-        _, ids = np.unique(np.ascontiguousarray(rows).view(np.dtype((np.void, rows.itemsize * rows.shape[1]))),
-                           return_inverse=True)
-        ids = ids.ravel()
+        ids = _output_ids(block)
         a = int(np.sum(ids[:m] == ids[1:m + 1]))
         b = int(np.sum(ids[:m] == ids[lag:lag + m]))
         p = np.bincount(ids) / n
@@ -408,3 +408,26 @@ def calls_repeat(whole: tuple[Block, Block], name: str, where: str) -> str | Non
                     "on them would hold. Draw from the rng argument, or seed from the operating system "
                     "(numpy.random.default_rng())")
     return None
+
+
+def _output_ids(block: Block) -> np.ndarray:
+    """One integer per sample, equal exactly for equal outputs (kind and numbers' bits): each number's bits mixed
+    (splitmix64's finaliser: small integers' bits are mostly zeros) and summed with fixed odd 64-bit multipliers,
+    twice, in wrapping integer arithmetic, which is exact in any order (a floating-point projection is not: BLAS may
+    round equal rows differently at different places). Two numbers a sample, where a copy of the rows would take as
+    much memory as the block."""
+    bits = np.ascontiguousarray(block.values).view(np.uint64)
+    multipliers = np.random.default_rng(0).integers(1, 2 ** 63, size=(bits.shape[1] + 1, 2), dtype=np.uint64) | 1
+    keys = _mixed(block.kind_of.astype(np.uint64))[:, None] * multipliers[-1]
+    for column in range(bits.shape[1]):
+        keys += _mixed(bits[:, column])[:, None] * multipliers[column]
+    return np.unique(keys, axis=0, return_inverse=True)[1].ravel()
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64: a bijection that spreads every input bit over the output."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
