@@ -342,3 +342,15 @@ def sticky_unseeded(data, rng):
         _STICKY.update(left=5, value=-math.copysign(math.log(1 - 2 * abs(uniform - 0.5)), uniform - 0.5))
     _STICKY["left"] -= 1
     return data + _STICKY["value"]
+
+
+def laplace_random_state(data, random_state=None):
+    """scikit-learn's convention: a RandomState (sklearn.utils.check_random_state refuses a Generator)."""
+    from sklearn.utils import check_random_state
+
+    return data + check_random_state(random_state).laplace(0.0, 1.0)
+
+
+def laplace_random_state_by_hand(data, rng):
+    """laplace_random_state with the RandomState built from rng's own stream by hand."""
+    return data + np.random.RandomState(rng.bit_generator).laplace(0.0, 1.0)

@@ -29,6 +29,10 @@ def test_code_of_the_data_alone_gets_the_audit_of_the_same_code_that_ignores_rng
     assert _json(name) == _json("laplace_global")  # the same global draws, seeded per sample: the same samples
 
 
+def test_code_that_takes_a_random_state_gets_one_on_the_samples_own_stream():
+    assert _json("laplace_random_state") == _json("laplace_random_state_by_hand")
+
+
 def test_a_signature_that_takes_neither_form_is_refused_saying_what_to_write():
     with pytest.raises(MechanismError, match=r"needs_three\(data, epsilon, delta\) cannot be called as "
                                              r"mechanism\(data, rng\) or mechanism\(data\): wrap it"):

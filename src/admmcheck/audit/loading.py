@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from admmcheck.audit.datafiles import is_data_file, read_pair
 from admmcheck.audit.octave import OctaveMechanism, OctaveNeighbours
 from admmcheck.errors import InvalidConfiguration, MechanismError
@@ -58,14 +60,23 @@ def load_callable(spec: str, role: str = "mechanism") -> Callable:
 def as_mechanism(target: Callable, name: str) -> Callable:
     """``target`` as admmcheck calls a mechanism, ``mechanism(data, rng)``. Code that takes the data alone
     (``release(data)``, drawing from numpy's or Python's global generators, which every sample seeds) is called
-    with the data alone: decided from its signature, not by trying, so a TypeError raised inside the code is never
-    taken for a wrong call. A signature that takes neither is refused; one that cannot be read (a builtin) and a
-    vectorised mechanism (``target.batch``) are called as given."""
+    with the data alone, and code whose second parameter is scikit-learn's ``random_state`` (which refuses a
+    Generator) gets ``numpy.random.RandomState(rng.bit_generator)``, drawing from the sample's own stream: decided
+    from its signature, not by trying, so a TypeError raised inside the code is never taken for a wrong call. A
+    signature that takes neither is refused; one that cannot be read (a builtin) and a vectorised mechanism
+    (``target.batch``) are called as given."""
     try:
         signature = inspect.signature(target)
     except (TypeError, ValueError):
         return target
-    if getattr(target, "batch", None) is not None or _binds(signature, 2):
+    if getattr(target, "batch", None) is not None:
+        return target
+    if _binds(signature, 2):
+        second = list(signature.parameters.values())[1:2]
+        if second and second[0].name == "random_state":  # scikit-learn's convention: a RandomState, an int or None
+            def legacy(data: Any, rng: Any) -> Any:
+                return target(data, np.random.RandomState(rng.bit_generator))
+            return legacy
         return target
     if _binds(signature, 1):
         def data_only(data: Any, rng: Any) -> Any:
