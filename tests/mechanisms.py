@@ -354,3 +354,17 @@ def laplace_random_state(data, random_state=None):
 def laplace_random_state_by_hand(data, rng):
     """laplace_random_state with the RandomState built from rng's own stream by hand."""
     return data + np.random.RandomState(rng.bit_generator).laplace(0.0, 1.0)
+
+
+def pairs_two_equal():
+    """Three pairs, the first and the last of a dataset with itself (a mistake the audit should name)."""
+    from admmcheck.audit import Pair, Pairs
+
+    return Pairs([Pair(np.array([1.0]), np.array([1.0])), Pair(np.array([0.0]), np.array([1.0])),
+                  Pair((np.zeros(2), [1, 2]), (np.zeros(2), [1, 2]))])
+
+
+def laplace_array_sum(data, rng):
+    """epsilon = 1 on array_pair: the sum of the first element (or of an (X, y) pair's X) plus Laplace(1)."""
+    first = data[0] if isinstance(data, tuple) else data
+    return float(np.sum(first)) + rng.laplace(0.0, 1.0)

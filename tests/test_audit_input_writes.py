@@ -57,3 +57,11 @@ def test_search_candidates_share_no_arrays_so_one_pairs_writes_cannot_reach_anot
     arrays = [a for pair in (pairs[0], pairs[1]) for side in (0, 1) for a in pair.dataset(side)]
     assert all(not np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:])
     assert all(not np.shares_memory(a, b) for a in arrays for b in (dataset.features, dataset.labels))
+
+
+def test_pairs_of_a_dataset_with_itself_are_named_in_a_finding():
+    result = _audit("laplace_array_sum", "pairs_two_equal", samples=2_000, seed=0)
+    assert result.findings == ("the two datasets of pairs 0, 2 are equal: the audit compares a dataset with itself "
+                               "there, where no mechanism can leak; neighbours differ in one record (replaced, added "
+                               "or removed)",)
+    assert _audit("laplace_array_sum", "array_pair", samples=2_000, seed=0).findings == ()

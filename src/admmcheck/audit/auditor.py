@@ -236,6 +236,12 @@ def audit(
                 store.close()
         if sampler.input_changed is not None:
             outcome["findings"] = (*outcome["findings"], INPUT_CHANGED.format(where=sampler.input_changed))
+        if sampler.identical:
+            same = sampler.identical
+            outcome["findings"] = (*outcome["findings"], (
+                f"the two datasets of pair{'s' if len(same) > 1 else ''} {', '.join(map(str, same[:10]))}"
+                f"{' ...' if len(same) > 10 else ''} are equal: the audit compares a dataset with itself there, where no "
+                "mechanism can leak; neighbours differ in one record (replaced, added or removed)"))
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
                        wall_time_s=time.perf_counter() - started, pairs=sampler.pairs,
                        mechanism=mechanism.describe(), randomness=drawn_as)

@@ -412,11 +412,15 @@ def input_changed() -> str | None:
 
 
 def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
-    """Worker entry: ("ok", number of neighbour pairs) or ("error", message)."""
+    """Worker entry: ("ok", (number of neighbour pairs, the pairs whose two datasets pickle the same, of those
+    given as a list)) or ("error", message)."""
     try:
-        return "ok", len(_worker_state(mechanism, neighbours)[1])
+        pairs = _worker_state(mechanism, neighbours)[1]
     except Exception as exc:
         return "error", f"loading failed: {type(exc).__name__}: {exc}"
+    same = [] if not isinstance(pairs, list) else [
+        pair for pair in range(len(pairs)) if _pristine(pair, 0) is not None and _pristine(pair, 0) == _pristine(pair, 1)]
+    return "ok", (len(pairs), same)
 
 
 def _timed(timeout: float, function, *args):
@@ -583,6 +587,8 @@ class Sampler:
         #: where a worker first saw the mechanism write into its input dataset (every later call of that side
         #: got its own copy, and the block was drawn again: :func:`_input_written`); None: never seen
         self.input_changed: str | None = None
+        #: the pairs whose two datasets are equal (they pickle the same; pairs given as a list only)
+        self.identical: list[int] = []
 
     def close(self) -> None:
         for worker in self.workers:
@@ -612,6 +618,7 @@ class Sampler:
         if header["pairs"] > self.most_pairs:
             raise InvalidConfiguration(f"the neighbours returned more than {self.most_pairs} pairs; audit at most "
                                        f"{self.most_pairs} at once")
+        self.identical = [int(pair) for pair in header.get("identical") or []]
         self.pairs = int(header["pairs"])
         task = Task(0, 0, 0, PROBE_SAMPLES)
         first = self._one(first_worker, task)

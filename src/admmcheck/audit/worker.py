@@ -60,7 +60,7 @@ def serve(requests, answers) -> None:
             setup = message[1:]
         elif kind == "pairs":
             status, payload = count_pairs(setup[0], setup[1])
-            _answer(answers, {"status": status, "pairs": payload} if status == "ok"
+            _answer(answers, {"status": status, "pairs": payload[0], "identical": payload[1]} if status == "ok"
                     else {"status": status, "message": payload})
         elif kind == "tally":
             tally = _loaded(message[1])
