@@ -24,3 +24,10 @@ def noisy_answers(answers, rng):
     """Each query answer plus Laplace(1): epsilon = 1 when one answer moves by 1, but StatDP's patterns move up
     to all of them (epsilon = the number of answers that move)."""
     return answers + rng.laplace(0.0, 1.0, size=len(answers))
+
+
+def expects_twenty_records(data, rng):
+    """Code written for one dataset size: it fails on a neighbour with a record removed."""
+    if len(data) != 20:
+        raise ValueError(f"expected 20 records, got {len(data)}")
+    return float(np.sum(data)) + rng.laplace(0.0, 1.0)

@@ -12,7 +12,7 @@ from admmcheck.audit import PrivacyClaim, Source
 from admmcheck.audit.neighbourhoods import Dataset, QueryAnswerPairs, candidate_pairs, parse_domain, read_dataset
 from admmcheck.audit.search import SearchSettings, search_audit
 from admmcheck.audit.settings import AuditSettings
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.errors import InvalidConfiguration, MechanismError
 
 HERE = Path(__file__).resolve().parent
 RECORDS = np.linspace(0.05, 0.95, 20).reshape(20, 1)  # as tests/search_mechanisms.py
@@ -58,6 +58,15 @@ def test_the_search_finds_the_one_record_that_leaks_names_it_and_reports_a_viola
     found = result.as_dict()["neighbour_search"]["found"]
     assert found["record"] == 13 and found["change"] == "record 13 replaced by the box corner farthest from it (0)"
     assert result.pairs == 1  # only the chosen pair was bounded: 1 - confidence is not split forty ways
+
+
+def test_a_fault_while_screening_names_the_candidate_and_the_screening_seed():
+    pairs = candidate_pairs(Dataset(RECORDS), "add-remove")
+    with pytest.raises(MechanismError, match=r"raises ValueError: expected 20 records, got 19 .*\(pair 0 is the "
+                                             r"neighbour search's candidate record 0 removed, screened on seed \d+, "
+                                             r"the screening's own stream\)"):
+        search_audit(Source(f"{HERE / 'search_mechanisms.py'}:expects_twenty_records"), pairs, PrivacyClaim(1.0),
+                     AuditSettings(samples=1_000, workers=1, seed=1), SearchSettings(samples=200))
 
 
 def test_query_answer_patterns_are_statdps_table():

@@ -44,7 +44,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -589,6 +589,8 @@ class Sampler:
         self.input_changed: str | None = None
         #: the pairs whose two datasets are equal (they pickle the same; pairs given as a list only)
         self.identical: list[int] = []
+        #: pair index -> the pair in words, for a fault's message (the neighbour search's screening sets it)
+        self.pair_names: Callable[[int], str] | None = None
 
     def close(self) -> None:
         for worker in self.workers:
@@ -674,7 +676,8 @@ class Sampler:
                 raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "
                                      f"{task.pair}) of {self.mechanism.describe()}'s outputs: {header['message']}. "
                                      "This is a fault of admmcheck, not of the mechanism; please report it")
-            raise MechanismError(f"{self.mechanism.describe()} {header['message']}; reproduce it with "
+            named = f" (pair {task.pair} is {self.pair_names(task.pair)})" if self.pair_names else ""
+            raise MechanismError(f"{self.mechanism.describe()} {header['message']}{named}; reproduce it with "
                                  "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
         return header, body
 

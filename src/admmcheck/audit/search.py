@@ -105,6 +105,9 @@ def screen(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim, set
     parts: dict[int, list[Block]] = {0: [], 1: []}
     budget = Budget(None, progress)
     with Sampler(mechanism, Source(obj=candidates), screening, most_pairs=len(candidates)) as sampler:
+        sampler.pair_names = lambda pair: (f"the neighbour search's candidate "
+                                           f"{candidates.describe(pair).get('change', pair)}, screened on seed {seed}, "
+                                           "the screening's own stream")
         width = max(1, sampler.probe().values.shape[1])
         bounding = settings.samples - selection_size(settings.samples, width)  # the audit's bounding split
         planned = SelectionSizes((search.samples, search.samples), (bounding, bounding),
