@@ -248,9 +248,10 @@ def _parser() -> argparse.ArgumentParser:
     code = target("code", "audit third-party code: FILE.py:NAME, module:NAME or FILE.m:FUNCTION (GNU Octave), run "
                   "only in worker processes")
     plain_audit = AuditSettings()
-    _option(code, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) or mechanism(data) -> what an observer sees "
-            "(numbers, arrays, strings, None, lists, dicts, nested); or FILE.m:FUNCTION: out = FUNCTION(data), run "
-            "in GNU Octave with its generators seeded per sample (FUNCTION_batch(data, n) is used when present)")
+    _option(code, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) or mechanism(data) -> what "
+            "an observer sees (numbers, arrays, strings, None, lists, sets, dicts, nested); or FILE.m:FUNCTION: out = "
+            "FUNCTION(data), run in GNU Octave with its generators seeded per sample (FUNCTION_batch(data, n) is used "
+            "when present)")
     _option(code, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or "
             "Pairs([...]) for several; FILE.m:FUNCTION: [d0, d1] = FUNCTION(); or data files: D0.csv,D1.csv or "
             "PAIR.npz (arrays d0, d1, or X0, y0, X1, y1)")
