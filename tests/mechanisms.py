@@ -6,6 +6,7 @@ it claims; the correct ones are exactly (epsilon, delta)-DP for the neighbours g
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import random
@@ -368,3 +369,31 @@ def laplace_array_sum(data, rng):
     """epsilon = 1 on array_pair: the sum of the first element (or of an (X, y) pair's X) plus Laplace(1)."""
     first = data[0] if isinstance(data, tuple) else data
     return float(np.sum(first)) + rng.laplace(0.0, 1.0)
+
+
+class CachedDataset:
+    """A dataset object that fills a cache on first use (as admmcheck's ConsensusProblem does), and whose
+    ``values`` a careless mechanism may overwrite."""
+
+    def __init__(self, values):
+        self.values = np.asarray(values, dtype=float)
+
+    @functools.cached_property
+    def total(self) -> float:
+        return float(self.values.sum())
+
+
+def cached_pair():
+    return (CachedDataset([0.0, 0.0]), CachedDataset([1.0, 0.0]))
+
+
+def laplace_of_cached_total(data, rng):
+    """epsilon = 1 on cached_pair: reads (and so fills) the dataset's cache, writes nothing."""
+    return data.total + rng.laplace(0.0, 1.0)
+
+
+def laplace_then_overwrites(data, rng):
+    """laplace_half_scale on cached_pair's total, which then replaces the dataset's values: a write."""
+    out = float(data.values.sum()) + rng.laplace(0.0, 0.5)
+    data.values = np.zeros(2)
+    return out

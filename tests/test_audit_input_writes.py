@@ -65,3 +65,11 @@ def test_pairs_of_a_dataset_with_itself_are_named_in_a_finding():
                                "there, where no mechanism can leak; neighbours differ in one record (replaced, added "
                                "or removed)",)
     assert _audit("laplace_array_sum", "array_pair", samples=2_000, seed=0).findings == ()
+
+
+def test_a_cache_an_object_fills_on_first_use_is_not_a_write_but_a_replaced_attribute_is():
+    cached = _audit("laplace_of_cached_total", "cached_pair", samples=2_000, seed=0)
+    assert cached.findings == () and cached.verdict == "no-violation-found"
+    overwritten = _audit("laplace_then_overwrites", "cached_pair", samples=5_000, seed=0)
+    assert len(overwritten.findings) == 1 and overwritten.findings[0].startswith("the mechanism writes into its input")
+    assert overwritten.verdict == "violation"  # every call saw its dataset as given: true epsilon 2

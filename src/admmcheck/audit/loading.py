@@ -37,15 +37,18 @@ def load_callable(spec: str, role: str = "mechanism") -> Callable:
         if not file.is_file():
             raise InvalidConfiguration(f"{spec!r}: the file {file} does not exist")
         module_name = f"_admmcheck_audited_{abs(hash(str(file.resolve())))}"
-        loader_spec = importlib.util.spec_from_file_location(module_name, file)
-        if loader_spec is None or loader_spec.loader is None:
-            raise InvalidConfiguration(f"{spec!r}: cannot load {file} as Python")
-        module = importlib.util.module_from_spec(loader_spec)
-        sys.modules[module_name] = module
-        try:
-            loader_spec.loader.exec_module(module)
-        except Exception as exc:
-            raise MechanismError(f"{spec!r}: importing {file} failed: {type(exc).__name__}: {exc}") from None
+        module = sys.modules.get(module_name)  # the mechanism and its neighbours in one file: imported once, as
+        if module is None:                     # import would, so that their objects pickle as the same classes
+            loader_spec = importlib.util.spec_from_file_location(module_name, file)
+            if loader_spec is None or loader_spec.loader is None:
+                raise InvalidConfiguration(f"{spec!r}: cannot load {file} as Python")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[module_name] = module
+            try:
+                loader_spec.loader.exec_module(module)
+            except Exception as exc:
+                del sys.modules[module_name]
+                raise MechanismError(f"{spec!r}: importing {file} failed: {type(exc).__name__}: {exc}") from None
     else:
         try:
             module = importlib.import_module(path)

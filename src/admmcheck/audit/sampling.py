@@ -29,8 +29,9 @@ on a shared dataset object would change what every later call sees: an audit of 
 leak. So each worker pickles every dataset before any call and compares after each block; where a block changed
 it, every later call of that side gets its own copy (unpickled from the one taken before any call) and the block
 is drawn again (:func:`_input_written`): with seeded randomness, the very samples of a mechanism that copies its
-input first. The main process is told (:attr:`Sampler.input_changed`) and the audit says so in a finding. A dataset
-that cannot be pickled, or pickles two ways, is not checked.
+input first. The main process is told (:attr:`Sampler.input_changed`) and the audit says so in a finding. The
+comparison is of what the dataset holds (:func:`_unchanged`): a cache an object fills on first use is not a write. A
+dataset that cannot be pickled, or pickles two ways, is not checked.
 """
 
 from __future__ import annotations
@@ -385,8 +386,8 @@ def _given(task: Task) -> Any:
 
 
 def _input_written(task: Task, data: Any, where: str) -> bool:
-    """After a block drawn on ``data``, the neighbours' own dataset: True when its calls changed it (its pickle
-    is no longer the one taken before any call). Every later call of this side then gets its own copy
+    """After a block drawn on ``data``, the neighbours' own dataset: True when its calls changed it (it no longer
+    holds what the pickle taken before any call holds, :func:`_unchanged`). Every later call of this side then gets its own copy
     (:func:`_given`), as each call on the real dataset would see it, and the block is to be drawn again; the
     first time is remembered for the main process (:func:`input_changed`)."""
     key = (task.pair, task.side)
@@ -396,14 +397,48 @@ def _input_written(task: Task, data: Any, where: str) -> bool:
     if before is None:
         return False
     try:
-        changed = pickle.dumps(data, protocol=5) != before
+        changed = not _unchanged(pickle.loads(before), data)
     except Exception:
-        changed = True  # it pickled before the calls and does not now: the calls changed it
+        changed = True  # it pickled before the calls and cannot be compared now: the calls changed it
     if changed:
         _WORKER["copied"][key] = True
         if _WORKER["input_changed"] is None:
             _WORKER["input_changed"] = where
     return changed
+
+
+_PLAIN_STATE = getattr(object, "__getstate__", None)  # Python 3.11+: the default; before it, no attribute at all
+_ATOMS = (str, bytes, int, float, complex, bool, type(None), np.generic, set, frozenset)
+
+
+def _unchanged(before: Any, after: Any, depth: int = 0) -> bool:
+    """Whether ``after``, the dataset the calls got, still holds what ``before`` (a copy of it as given, unpickled)
+    holds: the same types, arrays (bit for bit), numbers (NaN equal to NaN), strings, sequences, mappings (their
+    keys too) and object attributes, recursively. An attribute an object gained is not a change: a cache filled on
+    first use (``functools.cached_property``), which a call on the real dataset would fill too. Objects that pickle
+    their own way, and anything nested deeper than 50, are compared as pickles."""
+    if type(before) is not type(after):
+        return False
+    if depth > 50:
+        return pickle.dumps(before, protocol=5) == pickle.dumps(after, protocol=5)
+    if isinstance(before, np.ndarray):
+        if before.dtype != after.dtype or before.shape != after.shape:
+            return False
+        if before.dtype.hasobject:
+            return all(_unchanged(x, y, depth + 1) for x, y in zip(before.ravel().tolist(), after.ravel().tolist()))
+        return before.tobytes() == after.tobytes()
+    if isinstance(before, _ATOMS):
+        return bool(before == after) or (before != before and after != after)
+    if isinstance(before, (list, tuple)):
+        return len(before) == len(after) and all(_unchanged(x, y, depth + 1) for x, y in zip(before, after))
+    if isinstance(before, dict):
+        return before.keys() == after.keys() and all(_unchanged(before[k], after[k], depth + 1) for k in before)
+    state = getattr(before, "__dict__", None)
+    if state is not None and getattr(type(before), "__getstate__", None) is _PLAIN_STATE \
+            and not hasattr(type(before), "__slots__"):
+        held = vars(after)
+        return all(key in held and _unchanged(value, held[key], depth + 1) for key, value in state.items())
+    return pickle.dumps(before, protocol=5) == pickle.dumps(after, protocol=5)
 
 
 def input_changed() -> str | None:
