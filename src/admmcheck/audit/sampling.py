@@ -396,8 +396,8 @@ def _input_written(task: Task, data: Any, where: str) -> bool:
     before = _pristine(*key)
     if before is None:
         return False
-    try:
-        changed = not _unchanged(pickle.loads(before), data)
+    try:  # the same pickle is the same dataset (fast); another one may still hold the same, plus a cache
+        changed = pickle.dumps(data, protocol=5) != before and not _unchanged(pickle.loads(before), data)
     except Exception:
         changed = True  # it pickled before the calls and cannot be compared now: the calls changed it
     if changed:
