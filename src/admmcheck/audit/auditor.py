@@ -54,11 +54,6 @@ SELECTION_NUMBERS = 16_000_000  # at most this many output numbers per side are 
 # here, with the same result: sending the events costs a worker ~0.7 s (importing scikit-learn to load a
 # gradient-boosting event), more than receiving and counting 10⁷ numbers here (~0.3 s).
 COUNT_IN_WORKERS = 10_000_000
-# said when a worker saw the mechanism write into its input dataset (sampling._input_written)
-INPUT_CHANGED = ("the mechanism writes into its input dataset ({where}, first seen after this block): a call on the "
-                 "real dataset sees it as given, so from then on every call was given its own copy of it, and that "
-                 "block was drawn again. The audit is of the mechanism on the datasets as given; copying the data "
-                 "inside the mechanism makes it faster")
 
 
 @dataclass(frozen=True)
@@ -234,14 +229,7 @@ def audit(
         finally:
             if store is not None:
                 store.close()
-        if sampler.input_changed is not None:
-            outcome["findings"] = (*outcome["findings"], INPUT_CHANGED.format(where=sampler.input_changed))
-        if sampler.identical:
-            same = sampler.identical
-            outcome["findings"] = (*outcome["findings"], (
-                f"the two datasets of pair{'s' if len(same) > 1 else ''} {', '.join(map(str, same[:10]))}"
-                f"{' ...' if len(same) > 10 else ''} are equal: the audit compares a dataset with itself there, where no "
-                "mechanism can leak; neighbours differ in one record (replaced, added or removed)"))
+        outcome["findings"] = (*outcome["findings"], *sampler.findings())
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
                        wall_time_s=time.perf_counter() - started, pairs=sampler.pairs,
                        mechanism=mechanism.describe(), randomness=drawn_as)

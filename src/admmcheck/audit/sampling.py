@@ -627,6 +627,22 @@ class Sampler:
         #: pair index -> the pair in words, for a fault's message (the neighbour search's screening sets it)
         self.pair_names: Callable[[int], str] | None = None
 
+    def findings(self) -> list[str]:
+        """What the workers saw of the neighbours' datasets, in words: a mechanism writing into its input
+        (:attr:`input_changed`) and pairs of a dataset with itself (:attr:`identical`)."""
+        said = []
+        if self.input_changed is not None:
+            said.append(f"the mechanism writes into its input dataset ({self.input_changed}, first seen after this "
+                        "block): a call on the real dataset sees it as given, so from then on every call was given its "
+                        "own copy of it, and that block was drawn again. The audit is of the mechanism on the datasets "
+                        "as given; copying the data inside the mechanism makes it faster")
+        same = self.identical
+        if same:
+            said.append(f"the two datasets of pair{'s' if len(same) > 1 else ''} {', '.join(map(str, same[:10]))}"
+                        f"{' ...' if len(same) > 10 else ''} are equal: the audit compares a dataset with itself there, "
+                        "where no mechanism can leak; neighbours differ in one record (replaced, added or removed)")
+        return said
+
     def close(self) -> None:
         for worker in self.workers:
             worker.kill()
