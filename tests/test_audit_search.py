@@ -154,8 +154,8 @@ def test_registered_candidates_list_every_place_of_each_family():
     from admmcheck.problems.online import online_linear_regression
 
     rounds = online_linear_regression(rounds=4, dim=3, nodes=3, seed=0)
-    pairs = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target")
-    assert [pairs.describe(i)["change"] for i in range(len(pairs))] == [f"round {t}: target b -> -b" for t in (1, 2, 3, 4)]
+    pairs = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target", 4)  # f_4 moves nothing released
+    assert [pairs.describe(i)["change"] for i in range(len(pairs))] == [f"round {t}: target b -> -b" for t in (1, 2, 3)]
     np.testing.assert_array_equal(pairs[2].d1.targets[2], -rounds.targets[2])
-    subset = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target", most=2, seed=5)
-    assert len(subset) == 2 and subset.total == 4
+    subset = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target", 4, most=2, seed=5)
+    assert len(subset) == 2 and subset.total == 3

@@ -153,3 +153,78 @@ def test_cli_run_bound_and_audit_of_dpsda(capsys):
     white = audit["white_box"]
     assert audit["epsilon_lower_bound"] <= white["worst_case"] <= white["claimed_epsilon_total"]
     assert white["nodes_contributing"] == 4  # every node's message moves: each node queries f_t0
+
+
+# ------------------------------------------------------------------ only released rounds are searched (issue 51)
+@pytest.mark.parametrize("name", ["dpsda-c", "dpsda-ps"])
+@pytest.mark.parametrize("nodes, rounds, iterations, seed", [(4, 2, 2, 0), (3, 5, 5, 1), (5, 6, 4, 2), (4, 3, 3, 7)])
+def test_the_search_screens_exactly_the_rounds_whose_change_moves_a_released_message(name, nodes, rounds, iterations,
+                                                                                      seed):
+    """A round is a candidate iff changing its function moves some message h_i(t), t <= T, of a run on
+    the same noise (found by running both sides, not from the registry): the last round never is."""
+    from admmcheck.mechanisms.dpsda import DpsdaMechanism
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    spec = REGISTRY.mechanism(name)
+    problem = online_linear_regression(rounds=rounds, dim=nodes, nodes=nodes, seed=seed)
+    mechanism = DpsdaMechanism(random_sequence(nodes, iterations, 1, seed, directed=name == "dpsda-ps"), sigma=0.5,
+                               iterations=iterations, push_sum=name == "dpsda-ps")
+    moving = []
+    for t0 in range(1, rounds + 1):
+        f0, f1 = spec.neighbours(problem, t0, "negated-target")
+        h0, h1 = (mechanism.batch_run(f, np.random.SeedSequence(seed).spawn(3)).extras["broadcast"] for f in (f0, f1))
+        if not np.array_equal(h0, h1):
+            moving.append(t0)
+    pairs = spec.candidate_pairs(problem, "negated-target", iterations)
+    assert [pairs.describe(i)["where"] for i in range(len(pairs))] == moving
+    assert iterations not in moving and moving == list(range(1, iterations))  # f_t first moves h(t+1)
+    for most, draw in ((1, 0), (2, 3), (2, 11)):  # a seeded subset is drawn among the released rounds only
+        subset = spec.candidate_pairs(problem, "negated-target", iterations, most=most, seed=draw)
+        assert subset.total == len(moving) and {subset.describe(i)["where"] for i in range(len(subset))} <= set(moving)
+
+
+@pytest.mark.parametrize("name", ["dpsda-c", "dpsda-ps"])
+def test_a_round_that_moves_no_released_message_is_refused_with_the_rounds_that_do(name):
+    from admmcheck.commands.online import DpsdaAuditConfig
+
+    with pytest.raises(InvalidConfiguration, match=r"changed_round=3: f_3 moves no released message.*last message "
+                                                   r"released is h\(3\); choose a round in 1\.\.2") as refused:
+        DpsdaAuditConfig(algorithm=name, iterations=3, changed_round=3)
+    assert refused.value.parameter == "changed_round"
+    with pytest.raises(InvalidConfiguration, match=r"changed_round=2: .*choose round 1, or leave it out"):
+        DpsdaAuditConfig(algorithm=name, changed_round=2)  # the default T = 2
+    with pytest.raises(InvalidConfiguration, match=r"iterations=1: .*give iterations >= 2") as refused:
+        DpsdaAuditConfig(algorithm=name, iterations=1)
+    assert refused.value.parameter == "iterations"
+    assert DpsdaAuditConfig(algorithm=name, iterations=3, changed_round=2).changed_round == 2
+
+
+def test_a_library_call_cannot_audit_a_round_that_moves_nothing_released():
+    from admmcheck.audit import PrivacyClaim
+    from admmcheck.audit.search import SearchSettings
+    from admmcheck.audit.settings import AuditSettings
+    from admmcheck.commands.audit import audit_registered
+    from admmcheck.mechanisms.dpsda import DpsdaMechanism
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    problem = online_linear_regression(rounds=3, dim=3, nodes=3, seed=0)
+    mechanism = DpsdaMechanism(random_sequence(3, 3, 1, 0), sigma=1.0, iterations=3)
+    with pytest.raises(InvalidConfiguration, match="where=3: .* moves nothing that 3 iterations release"):
+        audit_registered(REGISTRY.mechanism("dpsda-c"), mechanism, problem, "negated-target", 3, PrivacyClaim(3.0),
+                         AuditSettings(samples=1_000), SearchSettings())
+
+
+def test_the_reports_dpsda_audit_bounds_a_released_round():
+    """The verification report's DPSDA-C audit (searched, T = 2): its exact worst loss is round 1's,
+    by hand Σ_i n|∂_i f_1(0) − ∂_i f′_1(0)|/σ = 4n|b|‖a‖₁/σ (h(2) is the only message f_1 moves, and
+    z(2; F) − z(2; F′) = n E_i (u_i − u′_i) at y = 0 whatever the history), not round 2's 0."""
+    from admmcheck.report.collect import Profile, collect
+
+    profile = Profile("tiny", iterations=10, audit_samples=2_000, white_samples=100, attack_trials=5, dpsda_rounds=10,
+                      experiment_iterations=5, experiment_runs=2, workers=2)
+    row = next(v for v in collect(profile, parts=["dpsda"]).verdicts if v.check.startswith("audit of the full"))
+    problem = online_linear_regression(rounds=2, dim=4, nodes=4, seed=0)
+    sigma = dpsda_claims(problem, random_sequence(4, 2, 1, 0), 1.0, 0.0, 2).sigma
+    a, b = problem.features[0, 0], problem.targets[0, 0]
+    assert row.details["neighbours"].startswith("round 1:")
+    assert row.value == pytest.approx(4 * 4 * abs(b) * np.abs(a).sum() / sigma, rel=1e-12) and row.value > 0

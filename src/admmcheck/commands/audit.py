@@ -211,12 +211,17 @@ def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) ->
 def audit_registered(spec: MechanismSpec, mechanism: object, problem: object, kind: str, where: object | None,
                      claim: PrivacyClaim, settings: AuditSettings, search: SearchSettings,
                      progress: bool = False) -> AuditResult:
-    """Audit our registered mechanism ``spec`` on the neighbours of ``kind`` at ``where``, or, with
-    ``where`` None, on the pair the neighbour search chooses among every place ``spec.candidates`` lists."""
+    """Audit our registered mechanism ``spec`` (``mechanism``: a run of ``mechanism.iterations``) on the
+    neighbours of ``kind`` at ``where``, or, with ``where`` None, on the pair the neighbour search chooses
+    among every place ``spec.candidates`` lists whose change ``spec.influences`` the release."""
     if where is not None:
+        if not spec.influences(where, mechanism.iterations):
+            raise InvalidConfiguration(f"where={where!r}: this change of {spec.name}'s data moves nothing that "
+                                       f"{mechanism.iterations} iterations release; choose another place",
+                                       parameter="where")
         return audit(Source(obj=mechanism), Source(obj=Pair(*spec.neighbours(problem, where, kind))), claim, settings,
                      progress=progress)
-    candidates = spec.candidate_pairs(problem, kind, most=search.candidates, seed=settings.seed)
+    candidates = spec.candidate_pairs(problem, kind, mechanism.iterations, most=search.candidates, seed=settings.seed)
     return search_audit(Source(obj=mechanism), candidates, claim, settings, search, progress=progress)
 
 

@@ -101,7 +101,8 @@ class DpsdaAuditConfig:
     """``audit dpsda-c|dpsda-ps``: the full transcript at a small setting (§6.1 regression with one
     coordinate per node), noise-free gradients, σ of Lemma 1 / Theorem 2 for ``epsilon`` per round,
     neighbours: round ``changed_round``'s target b replaced by −b (when none is given, the round the
-    neighbour search finds, budget ``neighbour_search``); claim: T·ε (Theorem 2/4)."""
+    neighbour search finds, budget ``neighbour_search``), one of the rounds 1..T−1 whose function a
+    released message depends on; claim: T·ε (Theorem 2/4)."""
 
     algorithm: str = "dpsda-c"
     nodes: int = 4
@@ -123,6 +124,19 @@ class DpsdaAuditConfig:
         if self.changed_round is not None and positive_int("changed_round", self.changed_round) > self.iterations:
             raise InvalidConfiguration(f"changed_round={self.changed_round} must be one of the T = {self.iterations} "
                                        "rounds", parameter="changed_round")
+        released = [t for t in range(1, self.iterations + 1)
+                    if REGISTRY.mechanism(self.algorithm).influences(t, self.iterations)]
+        if not released:
+            raise InvalidConfiguration(f"iterations={self.iterations}: f_t first moves h(t+1), and a run of "
+                                       f"{self.iterations} round releases only h(1), which no function moves; give "
+                                       "iterations >= 2", parameter="iterations")
+        if self.changed_round is not None and self.changed_round not in released:
+            choices = f"round {released[0]}" if len(released) == 1 else f"a round in {released[0]}..{released[-1]}"
+            raise InvalidConfiguration(
+                f"changed_round={self.changed_round}: f_{self.changed_round} moves no released message: f_t's "
+                f"gradient first enters z(t+1) ((12)/(20)), broadcast as h(t+1) (11), and the last message released is "
+                f"h({self.iterations}); choose {choices}, or leave it out to let the neighbour search choose",
+                parameter="changed_round")
         if self.settings is None:
             object.__setattr__(self, "settings", REGISTRY.mechanism(self.algorithm).audit.but(seed=self.seed))
         if self.neighbour_search is None:

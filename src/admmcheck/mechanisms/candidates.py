@@ -3,7 +3,8 @@
 Our reference audits used to change record 0 of node 0 (row 0 of party 0, a round given by hand).
 A leak that shows only for one record is missed that way, so each registry entry
 (:class:`~admmcheck.mechanisms.registry.MechanismSpec`) says where a change can be made
-(``candidates(problem, kind)``: every record of every node, every row of every party, every round),
+(``candidates(problem, kind)``: every record of every node, every row of every party, every round;
+``influences(where, iterations)`` keeps those whose change can move the release: not DPSDA's last round),
 and :class:`RegisteredPairs` builds the pair at each place with the entry's own ``neighbours``, only
 when a worker asks for it. :func:`~admmcheck.audit.search.search_audit` screens them and bounds the
 chosen ones, with the search paid for inside the confidence.

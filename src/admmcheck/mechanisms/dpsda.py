@@ -12,7 +12,8 @@ the transcript, both z(F) and z(F′) are recomputed, and
     L(o) = Σ_t Σ_i Σ_k (|h_i^k(t) − z_i^k(t; F′)| − |h_i^k(t) − z_i^k(t; F)|) / σ.
 
 A changed f_{t0} moves every node's z(t0+1) (each node queries the same f_t) and, through the
-unreleased y_i, every later round: the loss is not confined to one node or one round.
+unreleased y_i, every later round: the loss is not confined to one node or one round. A changed
+f_T moves nothing released (:func:`released_round`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ def change_one_round(problem: OnlineProblem, round_: int, features: np.ndarray, 
     a, b = problem.features.copy(), problem.targets.copy()
     a[round_ - 1], b[round_ - 1] = features, targets
     return problem, OnlineProblem(a, b, problem.loss, problem.radius, problem.set_kind, problem.nodes)
+
+
+def released_round(t0: int, iterations: int) -> bool:
+    """Whether changing f_t0 can move a message of a run of T = ``iterations`` rounds: f_t0's gradient
+    first enters z(t0+1) ((12), (20)), broadcast as h(t0+1) (11) only when t0 + 1 <= T, so f_T
+    (and any later f_t) influences nothing released."""
+    return 1 <= t0 < iterations
 
 
 def _centres(mechanism: DpsdaMechanism, problem: OnlineProblem, broadcast: np.ndarray) -> np.ndarray:

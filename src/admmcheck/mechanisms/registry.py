@@ -29,7 +29,7 @@ from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, replace_one_record
-from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, worst_case_loss
+from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, released_round, worst_case_loss
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.sharing import replace_one_row, sharing_privacy_loss
 from admmcheck.mechanisms.worst_case import worst_case
@@ -79,9 +79,11 @@ class MechanismSpec(AlgorithmSpec):
     ``neighbour_kinds``; ``exact_loss`` and ``worst_case`` are the white-box functions (None where
     the noise law gives none); ``audit`` its default audit settings; ``report``: it is checked in
     the verification report, in the section of the algorithm ``section`` (default: its own name).
-    ``candidates(problem, kind)`` lists every ``where`` a neighbour pair can change (the neighbour
-    search screens them all, :meth:`candidate_pairs`), ``place(where, kind)`` names one change in words, and
-    ``search`` is the search's default budget."""
+    ``candidates(problem, kind)`` lists every ``where`` a neighbour pair can change, and
+    ``influences(where, iterations)`` says whether that change can move what a run of ``iterations``
+    releases (default: every place, as a record or row enters every step; DPSDA's last round enters
+    nothing released): the neighbour search screens only the places that can (:meth:`candidate_pairs`).
+    ``place(where, kind)`` names one change in words, and ``search`` is the search's default budget."""
 
     theorem: str | None = None
     claim: Callable[..., Any] | None = None
@@ -94,6 +96,7 @@ class MechanismSpec(AlgorithmSpec):
     report: bool = False
     section: str | None = None
     candidates: Callable[[Any, str], list[Any]] | None = None
+    influences: Callable[[Any, int], bool] = lambda where, iterations: True
     place: Callable[[Any, str], str] = lambda where, kind: f"{where}: {kind}"
     search: SearchSettings = field(default_factory=lambda: SearchSettings(samples=1_000))
 
@@ -106,13 +109,20 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "candidates", _every_record)
             object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
 
-    def candidate_pairs(self, problem: Any, kind: str, most: int = 100, seed: int = 0) -> RegisteredPairs:
-        """The neighbour pairs of ``kind`` at every place :attr:`candidates` lists (a seeded ``most`` of them
-        when there are more), each named: what the neighbour search screens."""
+    def candidate_pairs(self, problem: Any, kind: str, iterations: int, most: int = 100,
+                        seed: int = 0) -> RegisteredPairs:
+        """The neighbour pairs of ``kind`` at every place :attr:`candidates` lists whose change
+        :attr:`influences` what a run of ``iterations`` releases (a seeded ``most`` of them when there are
+        more), each named: what the neighbour search screens."""
         if self.candidates is None:
             raise InvalidConfiguration(f"{self.name} lists no candidate neighbours to search; give the pair by hand")
-        return registered_pairs(self.neighbours, problem, kind, self.candidates(problem, kind),
-                                lambda where: self.place(where, kind), most, seed)
+        released = [where for where in self.candidates(problem, kind) if self.influences(where, iterations)]
+        if not released:
+            raise InvalidConfiguration(f"iterations={iterations}: no change of {self.name}'s data moves what "
+                                       f"{iterations} iterations release; run more iterations",
+                                       parameter="iterations")
+        return registered_pairs(self.neighbours, problem, kind, released, lambda where: self.place(where, kind),
+                                most, seed)
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
@@ -298,5 +308,5 @@ for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("
         theorem=_theorem,
         claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
-        candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), place=lambda t0, kind: f"round {t0}: target b -> -b",
-        worst_case=worst_case_loss))
+        candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
+        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss))

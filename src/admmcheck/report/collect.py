@@ -396,7 +396,7 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
                        f"vs claim {white['claimed_epsilon_total']:g}",
                        f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} "
                        f"{profile.neighbour_flags('dpsda-c')}--seed {seed} --json",
-                       float(white["worst_case"]))
+                       float(white["worst_case"]), {"neighbours": out["neighbours"]})
     _timed(report, audit)
     epsilons = [0.2, 0.5, 1.0, 2.0, 5.0]
     series = {}
