@@ -46,3 +46,19 @@ def breast_cancer_case():
 @pytest.fixture(params=["synthetic", "breast-cancer"])
 def acceptance_case(request, synthetic_case, breast_cancer_case):
     return synthetic_case if request.param == "synthetic" else breast_cancer_case
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "system_package(name): the test needs a system package (tests/system.py)")
+
+
+def pytest_runtest_setup(item):
+    """A test whose system package this run requires (``.ci/run`` installed it) fails where it is missing, instead
+    of skipping: CI must not pass with the MATLAB or browser tests silently left out."""
+    from system import HOW, missing, required
+
+    for marker in item.iter_markers("system_package"):
+        package = marker.args[0]
+        if package in required() and missing(package):
+            pytest.fail(f"{package} is required in this run (ADMMCHECK_REQUIRE_SYSTEM, set by .ci/run, which installs "
+                        f"it) but missing: {HOW[package]}; the install step failed, see the CI log", pytrace=False)

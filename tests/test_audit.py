@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ from admmcheck.audit import PrivacyClaim, Source, audit, sample_generator
 from admmcheck.audit.sampling import Sampler, Task
 from admmcheck.cli import main
 from admmcheck.errors import MechanismError
+from processes import marked
 
 HERE = Path(__file__).resolve().parent
 MECHANISMS = str(HERE / "mechanisms.py")
@@ -298,12 +300,37 @@ def test_the_first_nan_of_a_block_is_the_fault_reported_even_when_a_later_call_r
     assert seen == ({"returns NaN or inf", "raises ValueError: late"} if raises_too else {"returns NaN or inf"})
 
 
-def test_a_hang_the_alarm_cannot_stop_is_caught_by_the_block_allowance(monkeypatch):
-    from admmcheck.audit import sampling
+def test_a_hang_the_worker_cannot_interrupt_is_stopped_by_its_supervisor_at_the_timeout():
+    """hangs_in_c blocks SIGALRM and sleeps: the supervisor's watchdog, outside the worker, stops the call."""
+    started = time.monotonic()
+    with pytest.raises(MechanismError, match=r"hangs: one call ran longer than the timeout of 0.5 s \(seed=0, pair=0, "
+                                             r"side=0, block=0, index=30\)"):
+        _audit("hangs_in_c", "scalar_pair", samples=2_000, timeout=0.5, workers=1)
+    assert time.monotonic() - started < 20
+
+
+def test_with_its_supervisor_stopped_a_hang_is_caught_by_the_block_allowance_and_nothing_is_left(monkeypatch):
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv("ADMMCHECK_TEST_MARK", mark)
+    """The backstop: a supervisor that cannot act (stopped here with SIGSTOP) leaves the hang to the block's
+    allowance; closing the sampler then kills the supervisor, and its worker dies with it."""
+    from admmcheck.audit import sampling, worker_process
 
     monkeypatch.setattr(sampling.Sampler, "_allowance", lambda self, count: 5.0)
-    with pytest.raises(MechanismError, match="hangs: block .* did not finish within 5 s"):
-        _audit("hangs_in_c", "scalar_pair", samples=2_000, timeout=0.5, workers=1)
+    monkeypatch.setattr(worker_process, "REPORT_WAIT", 1.0)  # how long a stopped supervisor is waited for
+    sampler = Sampler(Source(f"{MECHANISMS}:hangs_in_c"), Source(f"{MECHANISMS}:scalar_pair"),
+                      AuditSettings(workers=1, timeout=0.5))
+    supervisor = sampler.workers[0]._supervisor.pid
+    os.kill(supervisor, signal.SIGSTOP)
+    with pytest.raises(MechanismError, match="hangs: block 0 .* did not finish within 5 s, and its supervisor did "
+                                             "not stop it"):
+        with sampler:
+            list(sampler.draw([Task(0, 0, 0, 100)]))
+    assert sampler.workers[0]._supervisor.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 5
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert marked(mark) == []
 
 
 def test_third_party_code_never_runs_in_the_main_process(tmp_path):

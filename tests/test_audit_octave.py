@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -17,19 +19,18 @@ from scipy import stats
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.datafiles import read_pair, read_table
-from admmcheck.audit.octave import INSTALL_HINT, OctaveError, OctaveMechanism, octave_command
+from admmcheck.audit.octave import INSTALL_HINT, OctaveError, OctaveMechanism
 from admmcheck.audit.octave.codec import pack, unpack
 from admmcheck.audit.sampling import Sampler, Task, sample_generator
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration, MechanismError
+from processes import marked
+from system import needs
 
 OCTAVE = Path(__file__).resolve().parent / "octave"
 NEIGHBOURS = f"{OCTAVE / 'neighbours.m'}:neighbours"  # sums 0.75 and 1.75: sensitivity 1
-needs_octave = pytest.mark.skipif(
-    octave_command() is None,
-    reason="GNU Octave is not installed (bash .ci/run installs Debian's octave where it can; elsewhere: "
-           "apt-get install octave, dnf install octave or brew install octave)")
+needs_octave = needs("octave")
 
 
 def _m(name: str) -> str:
@@ -176,25 +177,13 @@ def test_the_vectorised_form_gives_the_same_law_as_the_per_call_form():
     assert len(np.unique(calls)) == len(calls)  # seeded per call: every call a fresh draw
 
 
-def _octaves_marked(mark: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and f"ADMMCHECK_TEST_MARK={mark}".encode() in (entry / "environ").read_bytes():
-                if b"octave" in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
 @needs_octave
 def test_a_hanging_octave_function_is_stopped_by_the_timeout_and_its_octave_killed(monkeypatch):
     mark = uuid.uuid4().hex
     monkeypatch.setenv("ADMMCHECK_TEST_MARK", mark)
     with pytest.raises(MechanismError, match=r"hangs: one call ran longer than the timeout of 1 s \(seed=3"):
         _audit("hangs", timeout=1.0)
-    assert _octaves_marked(mark) == []
+    assert marked(mark, b"octave") == []
 
 
 @needs_octave
@@ -224,3 +213,39 @@ def test_the_cli_audits_an_octave_function_on_an_npz_pair_and_prints_the_finding
     page = (tmp_path / "page" / "audit.html").read_text()
     assert "<b>Finding:</b> the output did not vary" in page
     assert page.index("Finding:") < page.index('class="caveat"')  # with the verdict, before the caveat
+
+
+@needs_octave
+def test_run_from_a_folder_that_holds_a_decoy_of_the_same_name_the_named_file_is_audited(tmp_path, monkeypatch):
+    """Octave looks in its working folder before its path: a decoy laplace.m where admmcheck is started (one that
+    releases the data itself, infinitely unprivate) must not be what is audited. The JSON must equal that of the
+    same audit started from a folder without a decoy."""
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (decoy / "laplace.m").write_text("function out = laplace (data)\n  out = sum (data);\nend\n")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    command = ["audit", "code", "--mechanism", _m("laplace"), "--neighbors", NEIGHBOURS, "--epsilon", "1",
+               "--samples", "2000", "--workers", "2", "--seed", "3", "--quiet", "--json"]
+    results = []
+    for folder in (decoy, plain):
+        monkeypatch.chdir(folder)
+        process = subprocess.run([sys.executable, "-m", "admmcheck.cli", *command], capture_output=True, text=True,
+                                 timeout=300)
+        assert process.returncode == 0, process.stderr
+        result = json.loads(process.stdout)
+        results.append({key: value for key, value in result.items() if key != "wall_time_s"})
+    assert results[0]["verdict"] == "no-violation-found"
+    assert results[0] == results[1]
+
+
+@needs_octave
+def test_a_function_that_resolves_to_another_file_than_the_one_named_is_refused(tmp_path):
+    """A script file that does not define the function named: Octave would call its own mean.m."""
+    script = tmp_path / "helpers.m"
+    script.write_text("1;\nfunction out = noisy (data)\n  u = rand () - 0.5;\n"
+                      "  out = sum (data) - sign (u) * log (1 - 2 * abs (u));\nend\n")  # laplace.m's Laplace(1)
+    with pytest.raises(MechanismError, match=r"Octave would call mean from .*mean\.m, not from .*helpers\.m"):
+        audit(Source(f"{script}:mean"), Source(NEIGHBOURS), PrivacyClaim(1.0), samples=1_000, workers=1)
+    result = audit(Source(f"{script}:noisy"), Source(NEIGHBOURS), PrivacyClaim(1.0), samples=1_000, workers=1)
+    assert result.verdict == "no-violation-found"

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
-import pytest
+from system import needs
 
 from admmcheck.cli import main
 from admmcheck.report.audit_page import write_audit_page
@@ -156,8 +156,7 @@ def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
     assert "cut short by the time budget" in html
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (bash .ci/run installs Debian's "
-                                             "chromium where it can)")
+@needs("chromium")
 def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsys):
     third_party = Path(__file__).resolve().parent / "third_party.py"
     folder = tmp_path / "report"

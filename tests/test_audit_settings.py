@@ -21,6 +21,7 @@ MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
     ({"confidence": 1.0}, "confidence"), ({"confidence": 0.4}, "confidence"), ({"seed": -1}, "seed"),
     ({"workers": 0}, "workers"), ({"timeout": 0}, "timeout"), ({"timeout": float("nan")}, "timeout"),
     ({"max_time": -1.0}, "max_time"), ({"randomness": "sometimes"}, "randomness"),
+    ({"memory_limit": 100}, "memory_limit"), ({"memory_limit": "1G"}, "memory_limit"), ({"max_output": 0}, "max_output"),
 ])
 def test_every_bad_setting_is_refused_naming_the_parameter_not_a_flag(changes, parameter):
     with pytest.raises(InvalidConfiguration) as error:
@@ -101,3 +102,25 @@ def test_the_cli_says_how_many_samples_were_drawn_when_max_time_cut_the_audit_sh
             f"{drawn['bounding'][0]} bounded them)") in text
     assert main(argv) == 0
     assert "  4000 samples per side, seed 0" in capsys.readouterr().out  # drawn whole: said as asked
+
+
+def test_the_default_memory_limit_is_half_the_machines_memory_shared_out_among_the_workers():
+    """Read independently from /proc/meminfo (no cgroup limit below it on this machine) or skipped."""
+    from admmcheck.audit.limits import MIB, machine_memory
+
+    meminfo = Path("/proc/meminfo")
+    if not meminfo.exists():
+        pytest.skip("no /proc/meminfo on this platform")
+    total = int(meminfo.read_text().split("MemTotal:")[1].split()[0]) * 1024
+    if machine_memory() != total:
+        pytest.skip("a cgroup limits this machine's memory below MemTotal")
+    assert AuditSettings().worker_limits(4).memory_mib == pytest.approx(total / 8 / MIB)
+    assert AuditSettings(memory_limit=512).worker_limits(4).memory_mib == 512
+    assert AuditSettings().worker_limits(None).memory_mib is None  # workers elsewhere take their machine's share
+
+
+def test_the_cli_says_a_limit_as_its_flag(capsys):
+    status = main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
+                   "--epsilon", "1", "--memory-limit", "64"])
+    assert status == 2
+    assert "--memory-limit 64.0 MiB is too little for a worker to start" in capsys.readouterr().err

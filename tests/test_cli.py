@@ -273,3 +273,49 @@ def test_a_reader_that_stops_early_is_not_an_error_of_ours():
     process.stdout.close()  # the reader is gone before the first line, as `| head -0` would be: every write fails
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0 and "error" not in stderr, stderr
+
+
+AUDIT_ARGS = ["audit", "code", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--json"]
+
+
+@pytest.mark.parametrize("raised, status", [
+    (None, 0),  # the command computed and wrote its verdict: the only way to 0
+    (BrokenPipeError(32, "Broken pipe"), 3),  # a pipe of ours, not stdout: never "a reader that stopped early"
+    (SystemExit(0), 3), (SystemExit(None), 3), (SystemExit(2), 3),  # an exit inside a command is a bug
+    (KeyboardInterrupt(), 130), (MemoryError("x"), 2), (OSError(5, "io"), 3), (RuntimeError("x"), 3),
+    (GeneratorExit(), None),  # a BaseException that is neither: it propagates, never exit 0
+], ids=["verdict", "BrokenPipeError", "SystemExit(0)", "SystemExit(None)", "SystemExit(2)", "KeyboardInterrupt",
+        "MemoryError", "OSError", "RuntimeError", "GeneratorExit"])
+def test_every_way_out_of_main_but_a_written_verdict_is_a_non_zero_exit(monkeypatch, capsys, raised, status):
+    """Issue 51: a broken pipe of a worker was taken for a reader that closed stdout, and the audit exited 0 with
+    nothing written. Each way a command can end is enumerated here; only a verdict computed and written exits 0."""
+    from admmcheck import cli
+
+    def command(args):
+        if raised is None:
+            print('{"verdict": "no-violation-found"}')
+            return cli.EXIT_OK
+        raise raised
+
+    monkeypatch.setitem(cli.COMMANDS, "audit", command)
+    if status is None:
+        with pytest.raises(type(raised)):
+            cli.main(AUDIT_ARGS)
+        return
+    assert cli.main(AUDIT_ARGS) == status
+    out, err = capsys.readouterr()
+    if status == 0:
+        assert json.loads(out)["verdict"] == "no-violation-found"
+    else:
+        assert json.loads(out.strip().splitlines()[-1])["exit_status"] == status
+        assert err.startswith("admmcheck: ")
+
+
+def test_a_broken_pipe_is_a_reader_that_stopped_early_only_when_stdout_itself_is_closed():
+    script = ("import sys\nfrom admmcheck import cli\n"
+              "def command(args):\n    print('x' * 100000, flush=True)\n    return cli.EXIT_OK\n"
+              f"cli.COMMANDS['audit'] = command\nsys.exit(cli.main({AUDIT_ARGS!r}))\n")
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # stdout's reader is gone: the print fails with BrokenPipeError
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and "error" not in stderr, stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import uuid
 from pathlib import Path
 
 import pytest
@@ -9,17 +11,29 @@ import pytest
 from admmcheck.audit import PrivacyClaim, Source, audit, auditor
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration, MechanismError
+from processes import marked
 
 distributed = pytest.importorskip("distributed", reason='the Dask executor needs pip install "admmcheck[dask]"')
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 
 
+MARK = uuid.uuid4().hex  # in the environment of the cluster's workers, and so of every process they start
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as local:
-        yield local.scheduler_address
+    before = os.environ.get("ADMMCHECK_TEST_MARK")
+    os.environ["ADMMCHECK_TEST_MARK"] = MARK
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                      silence_logs=40) as local:
+            yield local.scheduler_address
+    finally:
+        if before is None:
+            del os.environ["ADMMCHECK_TEST_MARK"]
+        else:
+            os.environ["ADMMCHECK_TEST_MARK"] = before
 
 
 def _audit(mechanism: str, **kwargs):
@@ -35,6 +49,8 @@ def test_dask_blocks_equal_local_blocks(cluster):
         assert remote[key] == local[key], key
     # unseeded global randomness is seeded per sample on the cluster too
     assert _audit("laplace_global", scheduler=cluster)["p_d0"] == _audit("laplace_global", workers=1)["p_d0"]
+    # the audit's supervised workers on the cluster ended with it (the cluster's own processes carry the mark too)
+    assert marked(MARK, b"admmcheck.audit.supervisor") == [] and marked(MARK, b"-m\0admmcheck.audit.worker") == []
 
 
 def test_dask_workers_count_their_blocks_as_this_process_does(cluster, monkeypatch):

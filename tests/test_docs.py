@@ -10,8 +10,8 @@ import shlex
 from pathlib import Path
 
 import pytest
+from system import needs
 
-from admmcheck.audit.octave import octave_command
 from admmcheck.cli import main
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
@@ -110,8 +110,7 @@ def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monke
     assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 9
 
 
-@pytest.mark.skipif(octave_command() is None, reason="GNU Octave is not installed (bash .ci/run installs Debian's "
-                    "octave where it can; elsewhere: apt-get install octave, dnf install octave or brew install octave)")
+@needs("octave")
 def test_audit_third_party_code_matlab_example_gives_what_the_page_says(tmp_path, monkeypatch, capsys):
     assert _run_audit_examples(tmp_path, monkeypatch, capsys, "octave") == 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-import pytest
+from system import needs
 
 from admmcheck.report.model import Report, Verdict
 from admmcheck.report.render import render
@@ -32,8 +32,7 @@ def small_report() -> Report:
     return report
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (bash .ci/run installs Debian's "
-                                             "chromium where it can)")
+@needs("chromium")
 def test_report_html_renders_in_headless_chromium(tmp_path):
     paths = render(small_report(), tmp_path / "report")
     url = paths["html"].resolve().as_uri()

@@ -5,16 +5,10 @@ its module. They are imported on first use (PEP 562), so a process that needs on
 the package (an audit worker, ``admmcheck --version``) does not load CVXPY and the solvers.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("admmcheck")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "unknown"
-
-from admmcheck.lazy import lazy_exports  # noqa: E402 - after __version__
+from admmcheck.lazy import lazy_exports
 
 _HOMES = {
+    "admmcheck._version": ("__version__",),
     "admmcheck.algorithms": ("run_admm", "run_admm_edge", "run_dvp", "run_madmm", "run_pp", "run_private_radmm",
                              "run_pvp", "run_radmm"),
     "admmcheck.datasets": ("Dataset", "breast_cancer", "load_adult", "make_problem", "partition", "synthetic"),

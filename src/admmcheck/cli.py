@@ -21,6 +21,7 @@ import shlex
 from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from pathlib import Path
+import select
 import sys
 import traceback
 import warnings
@@ -61,7 +62,8 @@ EXIT_STATUS = """exit status:
      or undecided, or no gamma works (conditions), a privacy violation was found (audit)
   2  invalid input or an anticipated failure: the one-line message says what to change
   3  an unexpected error inside admmcheck: a bug, please report it (--debug shows the traceback)
-  4  the time budget (--max-time) ran out before a verdict; the best result so far is printed"""
+  4  the time budget (--max-time) ran out before a verdict; the best result so far is printed
+  130  interrupted (Ctrl-C) before a verdict"""
 
 #: Names the command line accepted before the registry named every mechanism once (bound and audit only
 #: ever meant the private one): still accepted, and listed as aliases in --help.
@@ -341,8 +343,8 @@ def _parser() -> argparse.ArgumentParser:
                                           ("--iterations", "iterations", online_audit.iterations, "rounds T"),
                                           ("--window", "window", online_audit.window, "connectivity window B"),
                                           ("--changed-round", "changed_round", online_audit.changed_round,
-                                           "the round t0 whose function the neighbour changes (default: the "
-                                           "neighbour search chooses among every round)")):
+                                           "the round t0 whose function the neighbour changes, one of 1..T-1 (f_T "
+                                           "moves no released message; default: the neighbour search chooses)")):
             _option(sub, flag, default, text, type=int, dest=dest)
         _search_options(sub, REGISTRY.mechanism(name).search)
         _option(sub, "--epsilon", online_audit.epsilon, "epsilon per round that sets the Laplace scale (Lemma 1); "
@@ -399,6 +401,10 @@ def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSett
             'needs pip install "admmcheck[dask]"')
     _option(parser, "--timeout", defaults.timeout, "seconds one mechanism call may take", type=_NUMBER)
     _option(parser, "--max-time", None, "stop drawing after this many seconds and bound what was drawn", type=_NUMBER)
+    _option(parser, "--memory-limit", None, "MiB of memory each worker process may allocate (default: half the "
+            "machine's memory shared out among the workers); past it an allocation fails and the audit stops",
+            type=_NUMBER)
+    _option(parser, "--max-output", defaults.max_output, "MiB one output may take as float64 numbers", type=_NUMBER)
     _option(parser, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
     _option(parser, "--sequential", None, "draw in growing looks and stop as soon as a violation is established (an "
             "anytime-valid test by betting), else at --samples; the JSON gives the samples used", action="store_true")
@@ -842,7 +848,8 @@ def _new_spelling(argv: list[str]) -> list[str]:
 
 
 #: Flags whose name is not the library parameter's with "--" and dashes.
-FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "changed_round": "--changed-round",
+FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "memory_limit": "--memory-limit",
+           "max_output": "--max-output", "changed_round": "--changed-round",
            "widths": "--features"}
 
 
@@ -872,17 +879,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(args, f"out of memory ({exc}); reduce --iterations, --nodes, --samples or the problem size",
                      EXIT_INVALID_INPUT)
     except KeyboardInterrupt:
-        print("admmcheck: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # the reader closed stdout early (admmcheck run ... | head): not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
-        return EXIT_OK
-    except Exception as exc:  # a bug: never a bare traceback unless asked for
-        if args.debug:
-            traceback.print_exc()
-        return _fail(args, f"{type(exc).__name__}: {exc}\nThis is a bug in admmcheck; please report it with the "
-                     "command line (rerun with --debug for the traceback).", EXIT_BUG, kind="internal error",
-                     quiet=args.debug)
+        return _fail(args, "interrupted before a verdict", 130)
+    except BrokenPipeError as exc:
+        if _stdout_closed():  # the reader closed stdout early (admmcheck run ... | head): not an error of ours
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes
+            return EXIT_OK
+        return _bug(args, exc)  # another pipe broke: never taken for a reader that went away
+    except (Exception, SystemExit) as exc:  # a bug (a SystemExit inside a command too): never exit 0 for it
+        return _bug(args, exc)
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on its write end)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _bug(args: argparse.Namespace, exc: BaseException) -> int:
+    """An unexpected error inside admmcheck: one line (the traceback with --debug), exit 3."""
+    if args.debug:
+        traceback.print_exception(exc)
+    return _fail(args, f"{type(exc).__name__}: {exc}\nThis is a bug in admmcheck; please report it with the "
+                 "command line (rerun with --debug for the traceback).", EXIT_BUG, kind="internal error",
+                 quiet=args.debug)
 
 
 def _fail(args: argparse.Namespace, message: str, status: int, kind: str = "error", quiet: bool = False) -> int:

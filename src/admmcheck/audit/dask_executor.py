@@ -9,6 +9,8 @@ answer with the same per-block time allowance. So the mechanism still never runs
 worker's own process, a hanging call is still killed by its per-call timeout, a block returns
 the same JSON header and ``.npy`` bytes, and the samples of a block are the same numbers
 whichever machine draws them: results equal the local executor's for the same seed.
+When the audit ends, :func:`close_audit` stops its subprocesses on every Dask worker, with all they
+started.
 
 Requirements: ``pip install "admmcheck[dask]"`` here and on every Dask worker (the worker
 starts ``sys.executable -m admmcheck.audit.worker``), and the mechanism's source reachable from
@@ -27,34 +29,61 @@ from admmcheck.audit.worker_process import WorkerProcess
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
-_LOCAL = threading.local()  # on a Dask worker thread: audit key -> WorkerProcess
+#: On a Dask worker process: (audit key, thread) -> that thread's supervised worker for the audit
+_WORKERS: dict[tuple, WorkerProcess] = {}
+_WORKERS_LOCK = threading.Lock()
+
+
+def audit_key(init: tuple) -> tuple:
+    """What identifies one audit on the cluster: its ``init`` message, the code by its fingerprint."""
+    mechanism, neighbours, seed, timeout, exceptions_are_outputs, limits = init
+    return (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout, exceptions_are_outputs, limits)
 
 
 def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None = None) -> tuple[dict[str, Any], bytes]:
     """Runs on a Dask worker: forward ``message`` to this audit's isolated subprocess, after the
     ``tally`` its counts are to be reduced to (a ``count`` message; any subprocess may get the task)."""
-
-    mechanism, neighbours, seed, timeout, exceptions_are_outputs = init
-    key = (mechanism.fingerprint(), neighbours.fingerprint(), seed, timeout, exceptions_are_outputs)
-    workers = getattr(_LOCAL, "workers", None)  # one subprocess per audit and Dask worker thread
-    if workers is None:
-        workers = _LOCAL.workers = {}
-    worker = workers.get(key)
+    key = (audit_key(init), threading.get_ident())  # one subprocess per audit and Dask worker thread
+    with _WORKERS_LOCK:
+        worker = _WORKERS.get(key)
     if worker is None:
-        worker = workers[key] = WorkerProcess()
+        worker = WorkerProcess(init[-1])
+        with _WORKERS_LOCK:
+            _WORKERS[key] = worker
         worker.send(("init", *init))
     try:
         if tally is not None:
             worker.send(("tally", tally))
         worker.send(message)
         header, body = worker.receive(allowance)
+        if header.get("status") == "error" and worker.output():
+            header = {**header, "message": f"{header['message']}; its last output: {worker.output()}"}
     except (TimeoutError, MechanismError) as exc:
         worker.kill()
-        del workers[key]
+        with _WORKERS_LOCK:
+            _WORKERS.pop(key, None)
         if isinstance(exc, TimeoutError):
             return {"status": "timeout"}, b""
         return {"status": "error", "message": str(exc)}, b""
     return header, body
+
+
+def _close_audit(key: tuple) -> int:
+    """Runs on every Dask worker (``client.run``) when an audit ends: its supervised workers, with everything they
+    started, are stopped. Returns how many."""
+    with _WORKERS_LOCK:
+        ended = [_WORKERS.pop(found) for found in [k for k in _WORKERS if k[0] == key]]
+    for worker in ended:
+        worker.kill()
+    return len(ended)
+
+
+def close_audit(client, init: tuple) -> None:
+    """Stop the audit's workers on every Dask worker (a worker the cluster lost has none left to stop)."""
+    try:
+        client.run(_close_audit, audit_key(init))
+    except Exception:  # noqa: BLE001 - a cluster going away at the audit's end takes its workers with it
+        pass
 
 
 def connect(address: str):
@@ -114,6 +143,10 @@ class DaskWorker:
         if header.get("status") == "timeout":
             raise TimeoutError
         return header, body
+
+    def output(self) -> str:
+        """The mechanism's printed output is added to the fault's message on the Dask worker (:func:`_remote`)."""
+        return ""
 
     def kill(self) -> None:
         while self._pending:

@@ -18,10 +18,12 @@ only in worker processes (``python -m admmcheck.audit.worker``, started fresh, s
 inherit nothing and import nothing of the caller's script, with BLAS and OpenMP limited to
 one thread); the main process receives blocks of encoded outputs
 (:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, or only a block's counts
-(:meth:`Sampler.count`), never pickles. Each call runs under a periodic alarm that stops it between 1
-and 1.1 times the ``timeout`` (:class:`_CallClock`); a block that does not
-come back within its whole allowance (a hang the alarm cannot interrupt, e.g. in C code)
-stops the pool.
+(:meth:`Sampler.count`), never pickles. Each worker runs under a supervisor of its own
+(:mod:`admmcheck.audit.supervisor`) that kills it when a call overruns the ``timeout``, whatever the code does to
+signals and timers, and kills whatever it started when it ends; the worker limits its own memory, open files and
+CPU time (:mod:`admmcheck.audit.limits`) and refuses an output larger than ``max_output``. Before each call the
+worker writes which sample it is on into a record shared with the driving process
+(:mod:`admmcheck.audit.progress`), so every fault names its sample, a death's included.
 
 Inputs as given. Every call must see the neighbouring dataset as the neighbours gave it, as a call on the
 real dataset would. Research code often writes into its input (centring, clipping, shuffling in place), which
@@ -40,7 +42,6 @@ import hashlib
 import os
 import pickle
 import random
-import signal
 import time
 import warnings
 from dataclasses import dataclass
@@ -49,12 +50,14 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from admmcheck.audit import progress as record
 from admmcheck.audit.contract import neighbour_pairs
+from admmcheck.audit.limits import MIB, cpu_backstop
 from admmcheck.audit.datafiles import is_data_file
 from admmcheck.audit.loading import as_mechanism, load_callable
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
-from admmcheck.audit.worker_process import WorkerProcess
+from admmcheck.audit.worker_process import WorkerDied, WorkerProcess
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
 
 if TYPE_CHECKING:
@@ -307,57 +310,69 @@ def _outputs(block: Block) -> list[tuple[str, bytes]]:
 _WORKER: dict[str, Any] = {}
 
 
-class _CallTimeout(Exception):
-    pass
+def worker_started(progress: record.Progress, memory: int, max_output: int, protocol: tuple[int, ...]) -> None:
+    """This process is an audit worker (:mod:`admmcheck.audit.worker`): record where it is in ``progress``, refuse
+    outputs over ``max_output`` bytes, limit each block's CPU time, and have a child of ``os.fork`` that returns from
+    a call stop (closing the ``protocol`` descriptors at once, so that it cannot answer in the worker's place)."""
+    _WORKER.update(progress=progress, memory=memory, max_output=max_output, limited=True)
+
+    def in_child() -> None:
+        global _FORK_CHILD
+        _FORK_CHILD = True
+        for fd in protocol:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    os.register_at_fork(after_in_child=in_child)
 
 
-class _CallClock:
-    """The per-call time limit of a block's calls: one periodic timer (SIGALRM every tenth of the
-    limit) for the whole block, whose handler interrupts a call that has run past the limit, instead
-    of arming and disarming a timer around every call (two system calls, ~1.5 µs a call). A call is
-    interrupted between 1 and 1.1 times the limit after it started."""
-
-    started: float | None = None
-    limit = 0.0
-
-    @classmethod
-    def handler(cls, signum, frame):  # pragma: no cover - runs in workers
-        started = cls.started
-        if started is not None and time.perf_counter() - started > cls.limit:
-            cls.started = None
-            raise _CallTimeout()
-
-    @classmethod
-    def running(cls, limit: float):
-        """Context: the timer runs (each call between :meth:`start` and :meth:`stop` is limited)."""
-        cls.limit = limit
-        return _Ticking(limit / 10)
+_FORK_CHILD = False  # set in a child of os.fork: the worker's own code must never run on in it
+_BLOCK = ""  # the block being drawn, in words: what a fork's child that returns reports
+_UNLIMITED_OUTPUT = 1 << 62
 
 
-class _Ticking:
-    def __init__(self, period: float) -> None:
-        self.period = period
+def _progress() -> record.Progress:
+    """The shared record (a private one where the worker's entries run in another process, as tests do)."""
+    progress = _WORKER.get("progress")
+    if progress is None:
+        progress = _WORKER["progress"] = record.Progress(record.create_file())
+    return progress
 
-    def __enter__(self) -> None:
-        signal.setitimer(signal.ITIMER_REAL, self.period, self.period)
 
-    def __exit__(self, *exc: object) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        _CallClock.started = None
+def _leave_fork(raised: BaseException | None, index: int) -> None:
+    """In a child of ``os.fork`` made during a call, come back to the worker's code: a child that exits
+    (``sys.exit``) goes with its status; one that returned or raised is a second return of the call, said in the
+    shared record for the worker (which reports it as a fault), and goes too."""
+    if isinstance(raised, SystemExit):
+        code = raised.code
+        os._exit(code if isinstance(code, int) else (0 if code is None else 1))
+    progress = _progress()
+    if not progress.slots[record.FORKED]:  # the first such return to say so is the one reported
+        progress.say(f"{_BLOCK}, index={index}")  # the block as it was at the fork (the worker may have moved on)
+        progress.slots[record.FORKED] = 1
+    os._exit(0)
 
 
 def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
     """Load the mechanism and the neighbour pairs once per worker (a pool serves one audit)."""
     if "mechanism" not in _WORKER:
-        signal.signal(signal.SIGALRM, _CallClock.handler)
-        pairs_source = neighbours.load("neighbours")
-        produced = pairs_source() if callable(pairs_source) else pairs_source
-        pairs = neighbour_pairs(produced)
-        _WORKER.update(mechanism=as_mechanism(mechanism.load(), mechanism.describe()), pairs=pairs, pristine={},
-                       copied={}, input_changed=None)
-        if isinstance(pairs, list):  # every dataset as given, before any call can write into one they share
-            for pair in range(len(pairs)):
-                _pristine(pair, 0)
+        progress = _progress()
+        progress.slots[record.PHASE] = record.LOADING  # third-party code runs: imports, the neighbours' call
+        progress.times[record.STARTED] = time.monotonic()
+        try:
+            pairs_source = neighbours.load("neighbours")
+            produced = pairs_source() if callable(pairs_source) else pairs_source
+            pairs = neighbour_pairs(produced)
+            _WORKER.update(mechanism=as_mechanism(mechanism.load(), mechanism.describe()), pairs=pairs, pristine={},
+                           copied={}, input_changed=None)
+            if isinstance(pairs, list):  # every dataset as given, before any call can write into one they share
+                for pair in range(len(pairs)):
+                    _pristine(pair, 0)
+        finally:
+            progress.times[record.STARTED] = 0.0
+            progress.slots[record.PHASE] = record.IDLE
     return _WORKER["mechanism"], _WORKER["pairs"]
 
 
@@ -458,14 +473,6 @@ def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
     return "ok", (len(pairs), same)
 
 
-def _timed(timeout: float, function, *args):
-    with _CallClock.running(timeout):
-        _CallClock.started = time.perf_counter()
-        result = function(*args)
-        _CallClock.started = None
-    return result
-
-
 def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, task: Task,
               exceptions_are_outputs: bool = False) -> tuple[str, Any]:
     """Worker entry: ("ok", :class:`~admmcheck.audit.outputs.Block`) or ("error", message)."""
@@ -475,15 +482,28 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         return "error", f"loading failed: {type(exc).__name__}: {exc}"
     if task.pair >= len(pairs):
         return "error", f"neighbours returned {len(pairs)} pairs, pair {task.pair} asked for"
-    where = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
-    data = _given(task)
-    status, payload = _draw_block(callable_, data, seed, timeout, task, where, exceptions_are_outputs)
-    if _input_written(task, data, where):  # drawn again, each call on its own copy of the dataset as given
-        status, payload = _draw_block(callable_, _given(task), seed, timeout, task, where, exceptions_are_outputs)
+    global _BLOCK
+    where = _BLOCK = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
+    batch = getattr(callable_, "batch", None) is not None
+    progress = _progress()
+    progress.start_block(seed, task.pair, task.side, task.block, task.count, record.BATCH if batch else record.CALL)
+    if _WORKER.get("limited"):
+        cpu_backstop(timeout * task.count)
+    try:
+        data = _given(task)
+        status, payload = _draw_block(callable_, data, seed, task, where, exceptions_are_outputs)
+        if _input_written(task, data, where):  # drawn again, each call on its own copy of the dataset as given
+            status, payload = _draw_block(callable_, _given(task), seed, task, where, exceptions_are_outputs)
+    finally:
+        progress.slots[record.PHASE] = record.IDLE
+    if progress.slots[record.FORKED]:
+        return "error", (f"forks: a child of the worker process made by os.fork returned from the call "
+                         f"({progress.last_words()}), so the call returned twice; a mechanism may start processes, "
+                         "but a child must end in them (os._exit) and never return")
     return status, payload
 
 
-def _draw_block(callable_, data: Any, seed: int, timeout: float, task: Task, where: str,
+def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
                 exceptions_are_outputs: bool) -> tuple[str, Any]:
     """One block's calls on ``data`` (:func:`_given`): ("ok", :class:`~admmcheck.audit.outputs.Block`) or
     ("error", message)."""
@@ -491,12 +511,13 @@ def _draw_block(callable_, data: Any, seed: int, timeout: float, task: Task, whe
     words = _block_words(seed, task)
     batch = getattr(callable_, "batch", None)
     if batch is not None:
-        return _run_batch(batch, data, words, seed, task, timeout, where)
+        return _run_batch(batch, data, words, seed, task, where)
     if "rng" not in _WORKER:  # one generator per worker, given each sample's state in turn
         bit_generator = np.random.PCG64(0)
         _WORKER.update(rng=np.random.Generator(bit_generator), states=_SampleStates(bit_generator),
                        globals=_GlobalGenerators())
     rng, states, generators = _WORKER["rng"], _WORKER["states"], _WORKER["globals"]
+    numbers_most = _WORKER.get("max_output", _UNLIMITED_OUTPUT) // 8
     words = words.tolist()
     kinds: dict[str, int] = {}
     kind_list: list[Kind] = []
@@ -508,31 +529,37 @@ def _draw_block(callable_, data: Any, seed: int, timeout: float, task: Task, whe
         bad = next((j for j, row in enumerate(rows) if not np.isfinite(row).all()), None)
         return "error", message if bad is None else f"returns NaN or inf ({where}, index={bad})"
 
-    with _CallClock.running(timeout):
-        for j in range(task.count):
-            if copied and j:
-                data = _given(task)  # each call its own copy (the first one has it already)
+    for j in range(task.count):
+        if copied and j:
+            data = _given(task)  # each call its own copy (the first one has it already)
+        value, raised = _call(callable_, data, rng, states, generators, words, j)
+        if raised is not None:
+            if not isinstance(raised, Exception) or isinstance(raised, MemoryError):
+                return fault(f"{_stopping(raised)} ({where}, index={j})")
+            if not exceptions_are_outputs:
+                return fault(f"raises {type(raised).__name__}: {raised} ({where}, index={j}); if raising is "
+                             "something an observer sees, audit with exceptions as outputs "
+                             "(exceptions_are_outputs=True)")
+            kind, flat = raised_kind(raised), _EMPTY
+        else:
+            if type(value) is not float:
+                size = getattr(value, "size", 0)
+                if type(size) is int and size > numbers_most:  # an array: refused before encoding copies it
+                    return fault(f"{_too_large(size * 8)} ({where}, index={j})")
             try:
-                value, raised = _call(callable_, data, rng, states, generators, words, j)
-            except _CallTimeout:
-                return fault(f"hangs: one call ran longer than the timeout of {timeout:g} s ({where}, index={j})")
-            if raised is not None:
-                if not exceptions_are_outputs:
-                    return fault(f"raises {type(raised).__name__}: {raised} ({where}, index={j}); if raising is "
-                                 "something an observer sees, audit with exceptions as outputs "
-                                 "(exceptions_are_outputs=True)")
-                kind, flat = raised_kind(raised), _EMPTY
-            else:
-                try:
-                    kind, flat = encode_output(value)
-                except NotAnOutput as exc:
-                    return fault(f"{exc} ({where}, index={j})")
-            index = kinds.get(kind.signature)
-            if index is None:
-                index = kinds[kind.signature] = len(kind_list)
-                kind_list.append(kind)
-            kind_of[j] = index
-            rows.append(flat)
+                kind, flat = encode_output(value)
+            except NotAnOutput as exc:
+                return fault(f"{exc} ({where}, index={j})")
+            except MemoryError:
+                return fault(f"{_stopping(MemoryError())} while its output was encoded ({where}, index={j})")
+            if len(flat) > numbers_most:
+                return fault(f"{_too_large(len(flat) * 8)} ({where}, index={j})")
+        index = kinds.get(kind.signature)
+        if index is None:
+            index = kinds[kind.signature] = len(kind_list)
+            kind_list.append(kind)
+        kind_of[j] = index
+        rows.append(flat)
     width = max((len(row) for row in rows), default=0)
     if all(len(row) == width for row in rows):
         values = np.array(rows, dtype=np.float64).reshape(task.count, width)
@@ -551,35 +578,62 @@ def _draw_block(callable_, data: Any, seed: int, timeout: float, task: Task, whe
 _EMPTY = np.empty(0)
 
 
+def _stopping(raised: BaseException) -> str:
+    """A call's exception that is never an output, in words: a memory limit hit, an exit, an interrupt."""
+    if isinstance(raised, MemoryError):
+        memory = _WORKER.get("memory")
+        limit = "" if memory is None else f" of {memory / MIB:g} MiB"
+        return (f"exceeded the memory limit{limit} (raises MemoryError); a mechanism that needs more: raise "
+                "memory_limit (--memory-limit MIB)")
+    if isinstance(raised, SystemExit):
+        return f"exits: calls sys.exit({raised.code!r})"
+    return f"raises {type(raised).__name__}: {raised}" if str(raised) else f"raises {type(raised).__name__}"
+
+
+def _too_large(size: int) -> str:
+    most = _WORKER.get("max_output", _UNLIMITED_OUTPUT)
+    return (f"returns an output of {size} bytes, more than the limit of {most} bytes ({most / MIB:g} MiB); for a "
+            "larger release raise max_output (--max-output MIB)")
+
+
 def _call(callable_, data, rng: np.random.Generator, states: _SampleStates, generators: _GlobalGenerators,
-          words: list[int], j: int) -> tuple[Any, Exception | None]:
-    """Sample j's call under the running :class:`_CallClock`: (its value, None) or (None, the exception
-    it raised); a call that drew from global generators not yet seeded for it runs again, seeded."""
+          words: list[int], j: int) -> tuple[Any, BaseException | None]:
+    """Sample j's call, watched by the supervisor from the start time written into the shared record: (its value,
+    None) or (None, the exception it raised, :class:`SystemExit` and :class:`KeyboardInterrupt` included); a call
+    that drew from global generators not yet seeded for it runs again, seeded."""
+    shared = _progress()
+    times, slots = shared.times, shared.slots
+    slots[record.INDEX] = j
     while True:
         states.set(words, j)
         generators.prepare(words, j)
-        _CallClock.started = time.perf_counter()
+        times[0] = time.monotonic()  # record.STARTED: the supervisor's watchdog starts counting
         try:
             value, raised = callable_(data, rng), None
-        except _CallTimeout:
-            raise
-        except Exception as exc:
+        except BaseException as exc:  # noqa: BLE001 - an exit or interrupt in the call is the call's fault
             value, raised = None, exc
-        finally:
-            _CallClock.started = None
+        times[0] = 0.0
+        if _FORK_CHILD:
+            _leave_fork(raised, j)
         if not generators.moved(words, j):
             return value, raised
 
 
-def _run_batch(batch, data, words, seed, task: Task, timeout: float, where: str):
+def _run_batch(batch, data, words, seed, task: Task, where: str):
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(task.pair, task.side, task.block))))
     _seed_globals(words, 0)
+    times = _progress().times
+    times[record.STARTED] = time.monotonic()
     try:
-        value = _timed(timeout * task.count, batch, data, rng, task.count)
-    except _CallTimeout:
-        return "error", f"hangs: batch of {task.count} ran longer than {timeout * task.count:g} s ({where})"
-    except Exception as exc:
+        value = batch(data, rng, task.count)
+    except BaseException as exc:  # noqa: BLE001 - as in _call
+        if not isinstance(exc, Exception) or isinstance(exc, MemoryError):
+            return "error", f"batch {_stopping(exc)} ({where})"
         return "error", f"batch raises {type(exc).__name__}: {exc} ({where})"
+    finally:
+        times[record.STARTED] = 0.0
+        if _FORK_CHILD:
+            os._exit(0)
     try:
         out = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -589,6 +643,8 @@ def _run_batch(batch, data, words, seed, task: Task, timeout: float, where: str)
     out = out.reshape(out.shape[0], -1)
     if out.shape[0] != task.count:
         return "error", f"batch returns {out.shape[0]} rows for {task.count} samples ({where})"
+    if out.shape[0] and out.nbytes // out.shape[0] > _WORKER.get("max_output", _UNLIMITED_OUTPUT):
+        return "error", f"batch {_too_large(out.nbytes // out.shape[0])} per sample ({where})"
     if not np.all(np.isfinite(out)):
         return "error", f"batch returns NaN or inf ({where})"
     return "ok", Block.plain(out, Kind(f"vector of {out.shape[1]}", Layout((("output", (out.shape[1],)),))))
@@ -609,15 +665,18 @@ class Sampler:
         self.timeout, self.exceptions_are_outputs = float(settings.timeout), settings.exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
+        self.limits = settings.worker_limits(None)  # on a Dask worker: its own machine's share (dask_executor)
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.dask_executor)
             from admmcheck.audit.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
 
             self._client = connect(scheduler)
             self.workers = [DaskWorker(self._client) for _ in range(workers or cluster_slots(self._client))]
         else:
-            self.workers = [WorkerProcess() for _ in range(workers or os.cpu_count() or 1)]
+            count = workers or os.cpu_count() or 1
+            self.limits = settings.worker_limits(count)
+            self.workers = [WorkerProcess(self.limits) for _ in range(count)]
         for worker in self.workers:
-            worker.send(self._init_message())
+            self._send(worker, self._init_message())
         self.pairs: int | None = None
         #: where a worker first saw the mechanism write into its input dataset (every later call of that side
         #: got its own copy, and the block was drawn again: :func:`_input_written`); None: never seen
@@ -647,6 +706,9 @@ class Sampler:
         for worker in self.workers:
             worker.kill()
         if self._client is not None:
+            from admmcheck.audit.dask_executor import close_audit
+
+            close_audit(self._client, self._init_message()[1:])  # the workers it started on the cluster
             self._client.close()
             self._client = None
 
@@ -657,15 +719,23 @@ class Sampler:
         self.close()
 
     def _init_message(self) -> tuple:
-        return ("init", self.mechanism, self.neighbours, self.seed, self.timeout, self.exceptions_are_outputs)
+        return ("init", self.mechanism, self.neighbours, self.seed, self.timeout, self.exceptions_are_outputs,
+                self.limits)
 
     def probe(self) -> Block:
         """Load in the workers, count the pairs, look at the output, and (unless ``randomness`` is
         "unseeded") decide whether the mechanism's randomness is ours to seed (:func:`judge_randomness`).
         Sets :attr:`randomness`; returns the first samples of block 0 (pair 0, side 0)."""
         first_worker = self.workers[0]
-        first_worker.send(("pairs",))
-        header, _ = first_worker.receive(self._allowance(1))
+        self._send(first_worker, ("pairs",))
+        try:
+            header, _ = first_worker.receive(self._allowance(1))
+        except WorkerDied as death:
+            raise self._died(death) from None
+        except TimeoutError:
+            self.close()
+            raise MechanismError(f"{self.mechanism.describe()}: loading it and its neighbours did not finish within "
+                                 f"{self._allowance(1):g} s, and its supervisor did not stop it") from None
         if header["status"] != "ok":
             raise MechanismError(f"{self.mechanism.describe()}: {header['message']}")
         if header["pairs"] > self.most_pairs:
@@ -696,30 +766,45 @@ class Sampler:
             return self._one(self.workers[-1], task)
         if self._client is not None:
             return None
-        worker = WorkerProcess()
+        worker = WorkerProcess(self.limits)
         try:
-            worker.send(self._init_message())
+            self._send(worker, self._init_message())
             return self._one(worker, task)
         finally:
             worker.kill()
+
+    def _send(self, worker: "WorkerProcess", message: tuple) -> None:
+        try:
+            worker.send(message)
+        except WorkerDied as death:  # it died since its last answer
+            raise self._died(death) from None
+
+    def _died(self, death: WorkerDied, named: str = "") -> MechanismError:
+        """A worker's death (or overrun, or broken protocol) as the audit's fault; every worker is stopped."""
+        self.close()
+        return MechanismError(f"{self.mechanism.describe()} {death}{named}; reproduce it with "
+                              "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
 
     def _allowance(self, count: int) -> float:
         return self.timeout * count + 120.0
 
     def _one(self, worker: "WorkerProcess", task: Task) -> Block:
-        worker.send(("block", task))
+        self._send(worker, ("block", task))
         return self._unpack(task, worker)
 
     def _receive(self, task: Task, worker: "WorkerProcess") -> tuple[dict[str, Any], bytes]:
+        named = f" (pair {task.pair} is {self.pair_names(task.pair)})" if self.pair_names else ""
         try:
             header, body = worker.receive(self._allowance(task.count))
-        except TimeoutError:
+        except TimeoutError:  # the supervisor's watchdog did not stop it: the supervisor itself is stuck
             self.close()
             raise MechanismError(
                 f"{self.mechanism.describe()} hangs: block {task.block} (side {task.side}, pair {task.pair}, "
-                f"seed {self.seed}) did not finish within {self._allowance(task.count):g} s, and the per-call "
-                "timeout could not interrupt it"
+                f"seed {self.seed}) did not finish within {self._allowance(task.count):g} s, and its supervisor "
+                "did not stop it"
             ) from None
+        except WorkerDied as death:
+            raise self._died(death, named) from None
         if header.get("input_changed") and self.input_changed is None:
             self.input_changed = str(header["input_changed"])
         if header["status"] != "ok":
@@ -727,9 +812,10 @@ class Sampler:
                 raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "
                                      f"{task.pair}) of {self.mechanism.describe()}'s outputs: {header['message']}. "
                                      "This is a fault of admmcheck, not of the mechanism; please report it")
-            named = f" (pair {task.pair} is {self.pair_names(task.pair)})" if self.pair_names else ""
-            raise MechanismError(f"{self.mechanism.describe()} {header['message']}{named}; reproduce it with "
-                                 "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
+            printed = worker.output()
+            printed = f"; its last output: {printed}" if printed else ""
+            raise MechanismError(f"{self.mechanism.describe()} {header['message']}{named}{printed}; reproduce it "
+                                 "with admmcheck.audit.sample_generator(seed, pair, side, block, index)")
         return header, body
 
     def _unpack(self, task: Task, worker: "WorkerProcess") -> Block:
@@ -764,7 +850,7 @@ class Sampler:
         here) and only those come back."""
         payload = tally.to_bytes()
         for worker in self.workers:
-            worker.send(("tally", payload))
+            self._send(worker, ("tally", payload))
         return self._stream(tasks, "count", lambda task, worker: self._counts(task, worker, tally.size))
 
     def _stream(self, tasks: Iterable[Task], kind: str, answer) -> Iterator[tuple[Task, Any]]:
@@ -777,7 +863,7 @@ class Sampler:
                 task = next(source, None)
                 if task is None:
                     break
-                self.workers[submitted % k].send((kind, task))
+                self._send(self.workers[submitted % k], (kind, task))
                 pending.append((submitted % k, task))
                 submitted += 1
             if not pending:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from admmcheck.audit.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.validation import non_negative_int, positive_int, real
 
@@ -28,7 +29,9 @@ class AuditSettings:
     (:func:`~admmcheck.audit.sampling.judge_randomness`); ``exceptions_are_outputs``: a call that
     raises releases its exception type instead of stopping the audit; ``sequential``: draw in growing
     looks and stop as soon as a violation is established (an anytime-valid test by betting,
-    :mod:`admmcheck.audit.sequential`), or when ``samples`` per side are spent."""
+    :mod:`admmcheck.audit.sequential`), or when ``samples`` per side are spent. Each worker runs under limits
+    (:mod:`admmcheck.audit.limits`): ``memory_limit`` MiB of memory (default: half the machine's, shared out among
+    the workers) and ``max_output`` MiB per output."""
 
     samples: int = 100_000
     confidence: float = 0.95
@@ -41,6 +44,8 @@ class AuditSettings:
     randomness: str = "auto"
     exceptions_are_outputs: bool = False
     sequential: bool = False
+    memory_limit: float | None = None
+    max_output: float = MAX_OUTPUT_MIB
 
     def __post_init__(self) -> None:
         if positive_int("samples", self.samples) < MIN_SAMPLES:
@@ -61,9 +66,21 @@ class AuditSettings:
                 "sequential and checkpoint both given: a sequential audit re-chooses its events and bets from every "
                 "earlier sample and stops as soon as the evidence suffices, which a checkpoint of finished blocks "
                 "does not resume; leave out one of them", parameter="sequential")
+        if self.memory_limit is not None and real("memory_limit", self.memory_limit) < MIN_MEMORY_MIB:
+            raise InvalidConfiguration(f"memory_limit={self.memory_limit!r} MiB is too little for a worker to start "
+                                       f"(Python and numpy); give at least {MIN_MEMORY_MIB:g}", parameter="memory_limit")
+        real("max_output", self.max_output)
         if self.randomness not in RANDOMNESS_MODES:
             raise InvalidConfiguration(f"randomness={self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}",
                                        parameter="randomness")
+
+    def worker_limits(self, workers: int | None) -> WorkerLimits:
+        """The limits of each of ``workers`` local workers (None: workers elsewhere, each of which takes its own
+        machine's share where no ``memory_limit`` is given)."""
+        memory = self.memory_limit
+        if memory is None and workers is not None:
+            memory = default_memory_mib(workers)
+        return WorkerLimits(float(self.timeout), memory, float(self.max_output))
 
     def but(self, **changes: object) -> "AuditSettings":
         """These settings with ``changes`` (field names of :class:`AuditSettings`), validated again."""

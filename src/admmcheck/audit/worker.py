@@ -1,12 +1,21 @@
-"""An audit worker process: ``python -m admmcheck.audit.worker FD``.
+"""An audit worker process: ``python -m admmcheck.audit.worker SETTINGS``, started by its supervisor
+(:mod:`admmcheck.audit.supervisor`).
 
-Reads length-prefixed pickled messages from the main process on stdin (``init``,
-``pairs``, ``block``, ``tally``, ``count``) and writes each answer on file descriptor FD as two lengths, a JSON
-header and, for a block, the samples as ``.npz`` bytes (:meth:`Block.to_bytes`, no pickle). ``tally``
-gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`); that
-answer is the counts alone, as JSON integers. Once the mechanism was seen writing into its input dataset
-(:func:`~admmcheck.audit.sampling.input_changed`), every header says where. The mechanism's own prints go to the
-null device, never into the answers.
+Reads length-prefixed pickled messages from the driving process on a pipe of its own (``init``, ``pairs``,
+``block``, ``tally``, ``count``) and writes each answer on another (:mod:`admmcheck.audit.channel`: a magic
+number, two lengths, a JSON header and, for a block, the samples as ``.npz`` bytes, :meth:`Block.to_bytes`, no
+pickle). ``tally`` gives the events a
+``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`); that answer is the counts alone, as JSON
+integers. Once the mechanism was seen writing into its input dataset
+(:func:`~admmcheck.audit.sampling.input_changed`), every header says where. SETTINGS (JSON) names the two pipes,
+the shared progress record (:mod:`admmcheck.audit.progress`) and the limits the worker puts on itself before it
+loads anything (:func:`admmcheck.audit.limits.apply`).
+
+The protocol's descriptors are not the worker's stdin or stdout: stdin is the null device and stdout and stderr
+are the supervisor's capture, so code that reads, prints, or closes descriptors 0 to 2 changes nothing. The
+descriptors are not inherited by what the code starts, and a child of ``os.fork`` closes them. Where the worker
+stops on its own (its answers cannot be written, an error outside any call), it leaves its last words in the
+shared record for the fault message, and exits with :data:`EXIT_STOPPED`.
 """
 
 from __future__ import annotations
@@ -17,14 +26,35 @@ import pickle
 import struct
 import sys
 
+from admmcheck.audit import limits
+from admmcheck.audit.channel import frame
+from admmcheck.audit.progress import Progress
+from admmcheck.audit.supervisor import die_with_parent
 
-from admmcheck.audit.sampling import count_pairs, input_changed, run_block
+EXIT_STOPPED = 70
 
 
-def _answer(stream, header: dict, body: bytes = b"") -> None:
-    text = json.dumps(header).encode("utf-8")
-    stream.write(struct.pack("<QQ", len(text), len(body)) + text + body)
-    stream.flush()
+class _Channel:
+    """The two protocol pipes."""
+
+    def __init__(self, requests: int, answers: int) -> None:
+        self.requests, self.answers = requests, answers
+        self._buffer = bytearray()
+
+    def read(self, size: int) -> bytes | None:
+        while len(self._buffer) < size:
+            chunk = os.read(self.requests, max(1 << 16, size - len(self._buffer)))
+            if not chunk:
+                return None
+            self._buffer += chunk
+        data = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return data
+
+    def answer(self, header: dict, body: bytes = b"") -> None:
+        data = memoryview(frame(header, body))
+        while data:
+            data = data[os.write(self.answers, data):]
 
 
 def _loaded(payload: bytes):
@@ -46,42 +76,61 @@ def _counted(tally, block) -> dict:
         return {"status": "error", "counting": True, "message": f"{type(exc).__name__}: {exc}"}
 
 
-def serve(requests, answers) -> None:
-    """Answer requests until stdin closes."""
+def serve(channel: _Channel) -> None:
+    """Answer requests until the driving process closes them."""
+    from admmcheck.audit.sampling import count_pairs, input_changed, run_block  # numpy and the engine
+
     setup = tally = None
     while True:
-        head = requests.read(8)
-        if len(head) < 8:
+        head = channel.read(8)
+        if head is None:
             return
         (size,) = struct.unpack("<Q", head)
-        message = pickle.loads(requests.read(size))  # written by the main process, trusted
+        message = pickle.loads(channel.read(size) or b"")  # written by the driving process, trusted
         kind = message[0]
         if kind == "init":
             setup = message[1:]
         elif kind == "pairs":
             status, payload = count_pairs(setup[0], setup[1])
-            _answer(answers, {"status": status, "pairs": payload[0], "identical": payload[1]} if status == "ok"
-                    else {"status": status, "message": payload})
+            channel.answer({"status": status, "pairs": payload[0], "identical": payload[1]} if status == "ok"
+                           else {"status": status, "message": payload})
         elif kind == "tally":
             tally = _loaded(message[1])
         elif kind in ("block", "count"):
-            mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup
+            mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup[:5]
             (task,) = message[1:]
             status, payload = run_block(mechanism, neighbours, seed, timeout, task, exceptions_are_outputs)
             written = {"input_changed": input_changed()} if input_changed() else {}  # every answer after it says so
             if status != "ok":
-                _answer(answers, {"status": status, "message": payload, **written})
+                channel.answer({"status": status, "message": payload, **written})
             elif kind == "block":
-                _answer(answers, {"status": "ok", **written}, payload.to_bytes())
+                channel.answer({"status": "ok", **written}, payload.to_bytes())
             else:
-                _answer(answers, {**_counted(tally, payload), **written})
+                channel.answer({**_counted(tally, payload), **written})
 
 
 def main() -> None:
-    answers = os.fdopen(int(sys.argv[1]), "wb")
-    requests = sys.stdin.buffer
-    sys.stdin = open(os.devnull)  # the mechanism cannot read the requests
-    serve(requests, answers)
+    settings = json.loads(sys.argv[1])
+    die_with_parent()
+    limits.apply(settings["memory"])
+    channel = _Channel(settings["requests"], settings["answers"])
+    for fd in (channel.requests, channel.answers):
+        os.set_inheritable(fd, False)  # not handed to what the mechanism starts
+    progress = Progress(settings["progress"], bare=True)
+    os.close(settings["progress"])
+    from admmcheck.audit import sampling
+
+    sampling.worker_started(progress, settings["memory"], settings["max_output"], (channel.requests, channel.answers))
+    try:
+        serve(channel)
+    except BaseException as exc:  # noqa: BLE001 - whatever it is, it is said before the worker goes
+        if isinstance(exc, OSError) and exc.errno in (9, 32):  # EBADF, EPIPE: a protocol pipe closed or replaced
+            words = (f"its protocol pipes were closed or replaced ({type(exc).__name__}: {exc}); the mechanism "
+                     "closes file descriptors it does not own")
+        else:
+            words = f"the worker failed outside any call: {type(exc).__name__}: {exc}"
+        progress.say(words)
+        os._exit(EXIT_STOPPED)
 
 
 if __name__ == "__main__":

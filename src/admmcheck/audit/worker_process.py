@@ -1,7 +1,14 @@
-"""One audit worker subprocess seen from the process that drives it: requests in on its stdin
-(pickles written by admmcheck), answers out on a separate pipe (a length-prefixed JSON header and
-``.npz`` bytes), read with a deadline. Used by the local sampler and, on each Dask worker, by
-:mod:`admmcheck.audit.dask_executor`."""
+"""One audit worker seen from the process that drives it.
+
+The worker (``python -m admmcheck.audit.worker``) runs under its supervisor (:mod:`admmcheck.audit.supervisor`:
+watchdog, containment, output capture). Requests go to the worker on a pipe of their own (pickles written by
+admmcheck), answers come back on another (a framed JSON header and ``.npz`` bytes, read with a deadline and checked
+before they are believed); neither is the worker's stdin or stdout, which belong to the code under audit. Where
+the worker is, and the tail of what it printed, are read from the record it shares
+(:mod:`admmcheck.audit.progress`); how it ended, from the supervisor's report. So every fault, a death included,
+names its cause and its sample. Used by the local sampler and, on each Dask worker, by
+:mod:`admmcheck.audit.dask_executor`.
+"""
 
 from __future__ import annotations
 
@@ -14,79 +21,186 @@ import struct
 import subprocess
 import sys
 import time
+from collections import deque
 from typing import Any
 
+from admmcheck.audit.limits import WorkerLimits
+from admmcheck.audit.progress import Progress, create_file, where
+from admmcheck.audit.channel import MAGIC, PREFIX
 from admmcheck.errors import MechanismError
 
 # Read by BLAS and OpenMP when they load: one thread per worker process, as the engine's own runs use
 # (several workers share the cores; a scikit-learn fit inside a mechanism was 11x slower under load).
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                      "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
+HEADER_MOST = 1 << 20
+#: Seconds to wait for the supervisor's report once the worker's answers have ended.
+REPORT_WAIT = 10.0
+
+
+class WorkerDied(MechanismError):
+    """The worker stopped, was stopped or broke the protocol: ``cause`` in words, ``sample`` where (the words
+    of :func:`~admmcheck.audit.progress.where`), ``output`` the tail of what it printed."""
+
+    def __init__(self, cause: str, sample: str, output: str) -> None:
+        self.cause, self.sample, self.output = cause, sample, output
+        super().__init__(f"{cause} ({sample})" + (f"; its last output: {output}" if output else ""))
+
+
+def output_tail(raw: bytes, lines: int = 3, most: int = 600) -> str:
+    """The last non-empty ``lines`` of printed bytes, on one line, at most ``most`` characters."""
+    text = [line.strip() for line in raw.decode("utf-8", "replace").splitlines() if line.strip()]
+    said = " | ".join(text[-lines:])
+    return said if len(said) <= most else "..." + said[-most:]
 
 
 class WorkerProcess:
-    """One ``python -m admmcheck.audit.worker`` process: tasks in on stdin (pickles we write),
-    results out on a separate pipe (length-prefixed JSON header and ``.npy`` bytes)."""
+    """One supervised worker: ``send`` a request, ``receive`` its answer, ``kill`` it with all it started."""
 
-    def __init__(self) -> None:
-        read_end, write_end = os.pipe()
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "admmcheck.audit.worker", str(write_end)], stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_end,), close_fds=True,
-            env=os.environ | ONE_THREAD, start_new_session=True)  # its own process group: see kill()
-        os.close(write_end)
-        self._results = read_end
+    def __init__(self, limits: WorkerLimits) -> None:
+        self.limits = limits
+        request_read, self._requests = os.pipe()
+        self._answers, answer_write = os.pipe()
+        self._status, status_write = os.pipe()
+        lifeline_read, self._lifeline = os.pipe()  # never written: its end closing tells the supervisor to stop
+        progress = create_file()
+        self.progress = Progress(progress)
+        worker = [sys.executable, "-m", "admmcheck.audit.worker",
+                  json.dumps({"requests": request_read, "answers": answer_write, "progress": progress,
+                              **limits.worker_settings()})]
+        settings = {"lifeline": lifeline_read, "status": status_write, "progress": progress,
+                    "timeout": limits.timeout, "worker": worker, "pass_fds": [request_read, answer_write, progress]}
+        passed = (request_read, answer_write, progress, lifeline_read, status_write)
+        self._supervisor = subprocess.Popen(
+            [sys.executable, "-m", "admmcheck.audit.supervisor", json.dumps(settings)], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=passed, close_fds=True,
+            env=os.environ | ONE_THREAD, start_new_session=True)  # not stopped by the terminal's Ctrl-C: by us
+        for fd in passed:
+            os.close(fd)
         self._buffer = bytearray()
+        self._death: WorkerDied | None = None
+        self._expected: deque[int] = deque()  # the largest body believed of each answer still to come
+
+    # ---- requests and answers --------------------------------------------------------------
 
     def send(self, message: tuple) -> None:
+        if self._death is not None:
+            raise self._death
+        if message[0] in ("pairs", "count"):
+            self._expected.append(0)
+        elif message[0] == "block":
+            self._expected.append(self.limits.most_block_bytes(message[1].count))
         payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        data = memoryview(struct.pack("<Q", len(payload)) + payload)
         try:
-            self._process.stdin.write(struct.pack("<Q", len(payload)) + payload)
-            self._process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise MechanismError("an audit worker process died (the mechanism may have killed it)") from None
+            while data:
+                data = data[os.write(self._requests, data):]
+        except OSError:  # the worker's end is gone: it died; say how
+            raise self._died() from None
+
+    def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
+        """(JSON header, body bytes: a block's ``.npz``, or empty) of the oldest request not yet answered. A
+        death, an overrun and a malformed answer (one larger than the request's limits allow, too) are
+        :class:`WorkerDied`; no answer within ``timeout`` (the supervisor itself stuck) is ``TimeoutError``."""
+        if self._death is not None:
+            raise self._death
+        deadline = time.monotonic() + timeout
+        magic, header_size, body_size = PREFIX.unpack(self._read(PREFIX.size, deadline))
+        most_body = self._expected.popleft() if self._expected else 0
+        if magic != MAGIC or header_size > HEADER_MOST or body_size > most_body:
+            raise self._broken(f"a malformed answer (starting {bytes(magic)!r}, header {header_size} bytes, body "
+                               f"{body_size} bytes)")
+        try:
+            header = json.loads(self._read(header_size, deadline))
+        except ValueError as exc:
+            raise self._broken(f"a malformed answer ({exc})") from None
+        body = self._read(body_size, deadline) if body_size else b""
+        if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
+            raise self._broken("a malformed answer (no status)")
+        return header, body
 
     def _read(self, size: int, deadline: float) -> bytes:
         while len(self._buffer) < size:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([self._results], [], [], remaining)[0]:
+            ready = select.select([self._answers, self._status], [], [], max(remaining, 0))[0] if remaining > 0 else []
+            if not ready:
                 raise TimeoutError
-            chunk = os.read(self._results, max(1 << 20, size - len(self._buffer)))
-            if not chunk:
-                raise MechanismError("an audit worker process died (the mechanism may have exited or crashed "
-                                     "the interpreter)")
+            if self._answers not in ready:  # the supervisor reports the worker's end, and nothing is left to read
+                raise self._died()
+            chunk = os.read(self._answers, max(1 << 20, size - len(self._buffer)))
+            if not chunk:  # every writer is gone: the worker ended, and the supervisor has killed what it started
+                raise self._died()
             self._buffer += chunk  # a bytearray: appending is amortised, not a copy of all read so far
         data = bytes(self._buffer[:size])
         del self._buffer[:size]
         return data
 
-    def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
-        """(JSON header, body bytes: a block's ``.npz``, or empty); a malformed frame is a :class:`MechanismError`."""
-        deadline = time.monotonic() + timeout
+    # ---- how it ended ----------------------------------------------------------------------
+
+    def sample(self, exact: bool = True) -> str:
+        """Where the worker is, or was when it stopped, in words (``exact`` False: noticed after the fact)."""
+        return where(self.progress.sample(), exact)
+
+    def output(self) -> str:
+        """The tail of what the worker's code printed, on one line (empty where nothing was)."""
+        return output_tail(self.progress.tail())
+
+    def _died(self) -> WorkerDied:
+        """The worker's end, from the supervisor's report (waited for) and the shared record."""
+        report = self._report()
+        if report is None:
+            cause = "stopped: the worker's supervisor process was killed (by the mechanism or another process)"
+        else:
+            cause = report["cause"]
+            words = self.progress.last_words()
+            if words and not report.get("watchdog"):
+                cause = f"{cause}: {words}"
+        return self._stop(WorkerDied(cause, self.sample(), self.output()))
+
+    def _broken(self, what: str) -> WorkerDied:
+        return self._stop(WorkerDied(f"broke the worker's protocol: it sent {what}; the mechanism writes to file "
+                                     "descriptors it does not own", self.sample(exact=False), self.output()))
+
+    def _stop(self, death: WorkerDied) -> WorkerDied:
+        self._death = death
+        self.kill()
+        return death
+
+    def _report(self) -> dict | None:
+        """The supervisor's "died" report (None: it ended without one)."""
+        deadline = time.monotonic() + REPORT_WAIT
+        text = b""
+        while b"\n" not in text:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([self._status], [], [], remaining)[0]:
+                return None
+            chunk = os.read(self._status, 1 << 16)
+            if not chunk:
+                return None
+            text += chunk
         try:
-            header_size, body_size = struct.unpack("<QQ", self._read(16, deadline))
-            if header_size > 1 << 28:
-                raise ValueError("header too long")
-            header = json.loads(self._read(header_size, deadline))
-            body = self._read(body_size, deadline) if body_size else b""
-            if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
-                raise ValueError("no status")
-        except (ValueError, KeyError, TypeError, struct.error) as exc:
-            raise MechanismError(f"an audit worker sent a malformed result ({exc}); the mechanism may write "
-                                 "to file descriptors it does not own") from None
-        return header, body
+            return json.loads(text.split(b"\n", 1)[0])["died"]
+        except (ValueError, KeyError, TypeError):
+            return None
 
     def kill(self) -> None:
-        """Stop the process with everything it started (its Octave, a mechanism's own subprocesses: the
-        whole process group) and close its pipes (safe to call more than once)."""
-        if self._process.returncode is None:  # not reaped yet, so the group id is still its own
+        """Stop the worker with everything it started: closing the lifeline tells the supervisor to kill the
+        worker's process group and every descendant, and to exit (waited for; safe to call more than once)."""
+        for name in ("_lifeline", "_requests"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+        try:
+            self._supervisor.wait(timeout=REPORT_WAIT)
+        except subprocess.TimeoutExpired:  # the supervisor is stuck: it and its worker (parent-death signal) go
             try:
-                os.killpg(self._process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                os.killpg(self._supervisor.pid, signal.SIGKILL)
+            except ProcessLookupError:
                 pass
-        self._process.wait()
-        if self._process.stdin:
-            self._process.stdin.close()
-        if self._results is not None:
-            os.close(self._results)
-            self._results = None
+            self._supervisor.wait()
+        for name in ("_answers", "_status"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)

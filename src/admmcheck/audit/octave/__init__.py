@@ -7,9 +7,14 @@ answer per request on a separate pipe (:mod:`.codec` gives the byte layout and t
 conversions). Why not ``oct2py``: it would add ``octave_kernel``/``metakernel`` and the Jupyter
 stack to our dependencies, moves every value through ``.mat`` files (in which a logical comes
 back as ``uint8``, and a row and a column vector both as one flat array), and cannot be
-interrupted cleanly from a signal handler; our protocol is three ``.m`` files and a codec, keeps
-every distinction an observer could make, and is interrupted by the sampler's per-call alarm like
-Python code (the Octave then is killed: it may be stuck in a loop).
+interrupted cleanly from a signal handler; our protocol is three ``.m`` files and a codec, and keeps
+every distinction an observer could make. A call that overruns the timeout is stopped like Python
+code: the worker's supervisor kills the worker's process group, its Octave included.
+
+Octave runs in an empty working folder of its own (Octave looks in its working folder before its
+path, so a file of the same name where admmcheck was started would be called instead), with the
+named file's folder first on its path, and :meth:`OctaveFunction._check_resolves` refuses a function
+that Octave's ``which`` does not find in the named file.
 
 The audited function is called as ``out = FUNCTION(data)``. Before each call every Octave
 generator (``rand``, and with it ``randi`` and ``randperm``; ``randn``, ``rande``, ``randg``,
@@ -72,12 +77,15 @@ class OctaveSession:
         command = require_octave("FILE.m")
         read_end, write_end = os.pipe()
         self._log = tempfile.TemporaryFile()
+        # Octave looks in its working folder before its path: an empty folder of its own, so that a file of the
+        # same name where admmcheck was started is never the function called
+        self._folder = tempfile.TemporaryDirectory(prefix="admmcheck-octave-")
         folder = str(HERE).replace("'", "''")
         self._process = subprocess.Popen(
             [command, "--no-gui", "--no-window-system", "--quiet", "--norc", "--no-history", "--no-line-editing",
              "--eval", f"addpath('{folder}'); admmcheck_serve('/dev/fd/{write_end}')"],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=self._log, pass_fds=(write_end,),
-            close_fds=True)
+            close_fds=True, cwd=self._folder.name)
         os.close(write_end)
         self._answers = read_end
         self._buffer = b""
@@ -146,6 +154,7 @@ class OctaveSession:
             os.close(self._answers)
             self._answers = None
         self._log.close()
+        self._folder.cleanup()
 
 
 _SESSION: OctaveSession | None = None
@@ -190,6 +199,22 @@ class OctaveFunction:
             raise InvalidConfiguration(f"{self.spec!r}: Octave finds no function {self.name} there; name the file's "
                                        f"function (the file's name, {self.file.stem}) or a function the script "
                                        "file defines")
+        self._check_resolves(self.name)
+
+    def _check_resolves(self, name: str) -> None:
+        """Refuse unless Octave's ``which`` finds ``name`` in this file (not a function of the same name elsewhere
+        on its path, in a package or built in)."""
+        found = self._session.request(f"which {name}")
+        found = found if isinstance(found, str) else ""
+        try:
+            same = bool(found) and Path(found).resolve() == self.file
+        except OSError:
+            same = False
+        if not same:
+            raise InvalidConfiguration(
+                f"{self.spec!r}: Octave would call {name} from {found or 'a built-in or another place'}, not from "
+                f"{self.file}: the file does not define {name}, or another definition comes first; rename the "
+                "function, or name the file that defines it")
 
     def call(self, *args: Any, nargout: int = 1, rng: np.random.Generator | None = None,
              timeout: float | None = None) -> list[Any]:
@@ -207,8 +232,18 @@ class OctaveMechanism(OctaveFunction):
 
     def _load(self) -> None:
         super()._load()
-        if self._session.request(f"exist {self.name}_batch") in (2, 103):
+        batch = f"{self.name}_batch"
+        if self._session.request(f"exist {batch}") in (2, 103) and self._in_this_file(batch):
             self.batch = self._batch
+
+    def _in_this_file(self, name: str) -> bool:
+        """Whether ``name`` resolves to this file's folder (a ``FUNCTION_batch.m`` beside it) or, for a script,
+        to the script itself."""
+        found = self._session.request(f"which {name}")
+        if not isinstance(found, str) or not found:
+            return False
+        place = Path(found).resolve()
+        return place == self.file or place == self.file.with_name(f"{name}.m")
 
     def __call__(self, data: Any, rng: np.random.Generator) -> Any:
         return self.call(data, rng=rng)[0]

@@ -28,6 +28,8 @@ function admmcheck_serve (answer_file)
           answer (answers, "o", admmcheck_pack (true));
         case "exist"    % exist NAME: 2 for a file on the path, 103 for a command-line function
           answer (answers, "o", admmcheck_pack (exist (argument)));
+        case "which"    % which NAME: the file Octave would call NAME from ('' for a built-in)
+          answer (answers, "o", admmcheck_pack (which (argument)));
         case "data"     % data K BASE64: a packed value, dataset K of later calls
           k = str2double (line(spaces(1) + 1:spaces(2) - 1));
           datasets{k} = admmcheck_unpack (matlab.net.base64decode (line(spaces(2) + 1:end)));
@@ -50,7 +52,7 @@ function admmcheck_serve (answer_file)
           end
           answer (answers, "o", admmcheck_pack (result));
         otherwise
-          error ("admmcheck: unknown request %s", words{1});
+          error ("admmcheck: unknown request %s", line(1:spaces(1) - 1));
       end
     catch err
       answer (answers, "e", uint8 (one_line (err)));

@@ -1,0 +1,246 @@
+"""The supervisor of one audit worker: ``python -m admmcheck.audit.supervisor SETTINGS``.
+
+Everything the code under audit could switch off from inside the worker's Python is done here, in a process of
+our own that runs no third-party code:
+
+* **the watchdog.** The worker writes into the shared record (:mod:`admmcheck.audit.progress`) when each call of
+  third-party code starts; a call that runs past its limit (``timeout``, ``timeout`` times the block for a
+  vectorised batch, ``timeout`` + :data:`LOAD_ALLOWANCE` for loading) has the worker killed, between 1 and 1.1
+  times the limit (the watchdog looks every tenth of the timeout, at most every 0.1 s). Signal handlers, timers
+  and blocked signals in the worker change nothing.
+* **containment.** The supervisor is a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): whatever the worker
+  starts, children in sessions of their own and daemons that fork twice included, stays its descendant. When the
+  worker ends (done, dead or killed), and when the process that started the supervisor ends by any means (its
+  lifeline pipe closes: SIGKILL included), the worker's process group and every descendant are killed and reaped
+  before the supervisor exits. The worker dies with the supervisor (``PR_SET_PDEATHSIG``).
+* **the output capture.** The worker's stdout and stderr are one pipe read here; its last 64 KiB are kept in the
+  shared record for fault messages, the rest discarded, so printing can neither block the worker nor fill a disk.
+* **the death report.** When the worker ends, one JSON line on the status pipe says how: its exit status or the
+  signal that killed it, or the watchdog's reason.
+
+Standard library only, so that it starts in tens of milliseconds. Linux gives the subreaper and the parent-death
+signal; elsewhere the supervisor still runs the watchdog and kills the worker's process group.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+
+from admmcheck.audit.progress import BATCH, CALL, COUNT, LOADING, PHASE, STARTED, Progress
+
+#: Seconds beyond ``timeout`` that loading the mechanism and its neighbours may take: importing a module,
+#: building the neighbours' datasets, starting GNU Octave.
+LOAD_ALLOWANCE = 60.0
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
+#: How long descendants are hunted after the worker ended (a process that forks faster than it is killed).
+HUNT_SECONDS = 5.0
+
+
+def _prctl(option: int, value: int) -> bool:
+    """``prctl(option, value)`` where Linux offers it; False elsewhere or on failure."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent ends (called by the worker: its parent is the
+    supervisor, a single thread, so the signal means the supervisor itself is gone)."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def limit_of(phase: int, count: int, timeout: float) -> float | None:
+    """How long third-party code may run in ``phase`` (None: the worker runs its own code)."""
+    if phase == CALL:
+        return timeout
+    if phase == BATCH:
+        return timeout * max(count, 1)
+    if phase == LOADING:
+        return timeout + LOAD_ALLOWANCE
+    return None
+
+
+def overrun_reason(phase: int, count: int, timeout: float) -> str:
+    if phase == CALL:
+        return f"hangs: one call ran longer than the timeout of {timeout:g} s"
+    if phase == BATCH:
+        return f"hangs: batch of {count} ran longer than {timeout * count:g} s"
+    return (f"hangs while loading: importing it or building its neighbours took longer than "
+            f"{timeout + LOAD_ALLOWANCE:g} s (--timeout plus {LOAD_ALLOWANCE:g} s)")
+
+
+def signal_cause(number: int) -> str:
+    """Why a process killed by signal ``number`` died, in words."""
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    meaning = {"SIGSEGV": "a crash in C code", "SIGBUS": "a crash in C code", "SIGILL": "a crash in C code",
+               "SIGFPE": "a crash in C code", "SIGABRT": "aborted, e.g. by a failed C assertion",
+               "SIGKILL": "by the kernel's out-of-memory killer or another process",
+               "SIGXCPU": "it exceeded its CPU-time limit", "SIGXFSZ": "it exceeded the file-size limit"}.get(name)
+    return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
+
+
+def descendants_of(pid: int) -> list[int]:
+    """Processes whose parent is ``pid`` (read from ``/proc``; empty where there is none)."""
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()  # after "pid (comm) ": state, ppid, ...
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+class Supervisor:
+    def __init__(self, settings: dict) -> None:
+        self.timeout = float(settings["timeout"])
+        self.period = min(0.1, self.timeout / 10)
+        self.lifeline = settings["lifeline"]
+        self.status = settings["status"]
+        self.progress = Progress(settings["progress"])
+        self.subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        output_read, output_write = os.pipe()
+        passed = tuple(settings["pass_fds"])
+        # a session of its own: its process group is killed at once, and it has no terminal to read
+        worker = subprocess.Popen(settings["worker"], stdin=subprocess.DEVNULL, stdout=output_write,
+                                  stderr=output_write, pass_fds=passed, close_fds=True, start_new_session=True)
+        self.pid = worker.pid
+        worker.returncode = 0  # reaped by waitpid below, never by Popen
+        os.close(output_write)
+        for fd in passed:  # the worker's own now: an EOF on the answers must mean the worker's end is closed
+            os.close(fd)
+        self.output = output_read
+        os.set_blocking(self.output, False)
+        try:
+            self.pidfd: int | None = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+        self.status_code: int | None = None  # the worker's, as Popen gives it (negative: killed by that signal)
+        self.watchdog: str | None = None
+
+    def run(self) -> None:
+        parent_gone = False
+        watched = [self.lifeline, self.output] + ([self.pidfd] if self.pidfd is not None else [])
+        while self.status_code is None:
+            ready = select.select(watched, [], [], self.period)[0]
+            if self.output in ready:
+                self._drain()
+            if self.lifeline in ready and not os.read(self.lifeline, 1):
+                parent_gone = True  # the driving process is done with the worker, or dead: stop everything
+                break
+            self._watch()
+            self._reap()
+        self._kill_all()
+        self._drain()
+        if not parent_gone:
+            self._say({"died": self._cause()})
+
+    def _watch(self) -> None:
+        started = self.progress.times[STARTED]
+        if started <= 0.0 or self.watchdog is not None:
+            return
+        phase, count = self.progress.slots[PHASE], self.progress.slots[COUNT]
+        limit = limit_of(phase, count, self.timeout)
+        if limit is not None and time.monotonic() - started > limit:
+            self.watchdog = overrun_reason(phase, count, self.timeout)
+            self._kill_group()
+
+    def _reap(self, block: bool = False) -> None:
+        """Collect ended children: the worker (its status kept) and descendants handed to this subreaper."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.pid:
+                self.status_code = os.waitstatus_to_exitcode(status)
+                if block:
+                    return
+
+    def _cause(self) -> dict:
+        status = self.status_code
+        if self.watchdog is not None:
+            cause = self.watchdog
+        elif status is not None and status < 0:
+            cause = f"stopped: the worker process {signal_cause(-status)}"
+        else:
+            cause = f"stopped: the worker process exited with status {status}"
+        return {"cause": cause, "status": status, "watchdog": self.watchdog is not None}
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.output, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            if not chunk:
+                return
+            self.progress.record_output(chunk)
+
+    def _kill_group(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _kill_all(self) -> None:
+        """The worker's process group, then every descendant the subreaper inherits, until none is left."""
+        self._kill_group()  # the worker, or what is left of its group (its Octave, a helper it started)
+        if self.status_code is None:
+            self._reap(block=True)
+        deadline = time.monotonic() + HUNT_SECONDS
+        while self.subreaper and time.monotonic() < deadline:
+            children = descendants_of(os.getpid())
+            if not children:
+                return
+            for pid in children:
+                for kill in (os.killpg, os.kill):  # its whole group where it leads one, and itself
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+            self._reap()
+
+    def _say(self, message: dict) -> None:
+        try:
+            os.write(self.status, (json.dumps(message) + "\n").encode())
+        except OSError:
+            pass  # the driving process is gone
+
+
+def _ignore(signum: int, frame: object) -> None:
+    pass
+
+
+def main() -> None:
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # stopped only through its lifeline (or SIGKILL); a handler, not
+        signal.signal(getattr(signal, name), _ignore)  # SIG_IGN, which the worker would inherit
+    Supervisor(json.loads(sys.argv[1])).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Broken and hostile mechanisms of the kinds found in real code, audited by tests/test_audit_isolation.py.
+
+Each misbehaves at the sample whose first uniform draw is below 0.01 (so the fault's sample is known from
+``sample_generator``), and otherwise releases ``data + Laplace(1)``. The benign ones at the end behave oddly
+(print, close stdin, leave a thread running) but release a correct Laplace mechanism.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+SLEEPER = "import time\nwhile True: time.sleep(1)\n"
+
+
+def _laplace(data, rng, u):
+    return data + rng.laplace(0.0, 1.0)
+
+
+def _when(misbehave):
+    def mechanism(data, rng):
+        u = rng.random()
+        if u < 0.01:
+            misbehave()
+        return _laplace(data, rng, u)
+    mechanism.__name__ = misbehave.__name__
+    return mechanism
+
+
+def neighbours():
+    return (0.0, 1.0)
+
+
+# ---- every way a Python process can die ------------------------------------------------------
+exits = _when(lambda: sys.exit(3))
+exits_at_os_level = _when(lambda: os._exit(4))
+interrupted = _when(lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
+kills_itself = _when(lambda: os.kill(os.getpid(), signal.SIGKILL))
+aborts = _when(lambda: os.abort())
+crashes_in_c = _when(lambda: ctypes.string_at(0))  # reads address 0: SIGSEGV
+
+
+def _ignore_alarms_and_loop():
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    while True:
+        pass
+
+
+def _block_every_signal_and_sleep():
+    signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.Signals) - {signal.SIGKILL, signal.SIGSTOP})
+    time.sleep(600)
+
+
+# ---- timers and signal handlers changed -------------------------------------------------------
+ignores_alarms = _when(_ignore_alarms_and_loop)
+blocks_signals = _when(_block_every_signal_and_sleep)
+
+
+# ---- descriptors closed or written --------------------------------------------------------------
+def _close_every_descriptor():
+    os.closerange(3, 1024)
+
+
+def _write_into_every_descriptor():
+    for fd in range(3, 64):
+        try:
+            os.write(fd, b"\x00garbage from the mechanism\n" * 4)
+        except OSError:
+            pass
+
+
+closes_descriptors = _when(_close_every_descriptor)
+writes_descriptors = _when(_write_into_every_descriptor)
+
+
+# ---- resources ------------------------------------------------------------------------------------
+def unbounded_allocation(data, rng):
+    """Allocates without limit (touching the pages) at the sample with u < 0.01."""
+    if rng.random() < 0.01:
+        held = []
+        while True:
+            held.append(np.ones(1 << 24))  # 128 MiB each
+    return data + rng.laplace(0.0, 1.0)
+
+
+def huge_output(data, rng):
+    """Releases 2 million numbers (16 MB) at the sample with u < 0.01."""
+    if rng.random() < 0.01:
+        return np.zeros(2_000_000)
+    return data + rng.laplace(0.0, 1.0)
+
+
+# ---- processes and threads it starts ---------------------------------------------------------------
+def _start_sleeper(**options):
+    subprocess.Popen([sys.executable, "-c", SLEEPER], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, **options)
+
+
+def child_in_new_session(data, rng):
+    """Starts a sleeping child in a session of its own on every 100th call or so, and at u < 0.01 exits."""
+    u = rng.random()
+    if u < 0.02:
+        _start_sleeper(start_new_session=True)
+    if u < 0.01:
+        os._exit(9)
+    return data + rng.laplace(0.0, 1.0)
+
+
+def _daemonise():
+    """The double fork of a daemon: the grandchild, in a session of its own, is nobody's child but init's."""
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execv(sys.executable, [sys.executable, "-c", SLEEPER])
+        os._exit(0)
+
+
+daemonises_then_hangs = _when(lambda: (_daemonise(), time.sleep(600)))
+
+
+def _thread_that_ends_the_process():
+    threading.Thread(target=lambda: (time.sleep(0.2), os._exit(6)), daemon=True).start()
+
+
+thread_ends_the_process = _when(_thread_that_ends_the_process)
+
+
+def _fork_and_return_twice():
+    os.fork()  # both the worker and its child return from the call
+
+
+forks = _when(_fork_and_return_twice)
+
+
+# ---- benign: odd but correct ------------------------------------------------------------------------
+def prints(data, rng):
+    print("drawing a sample", flush=True)
+    print("a warning on stderr", file=sys.stderr, flush=True)
+    return data + rng.laplace(0.0, 1.0)
+
+
+def closes_stdin_and_stdout(data, rng):
+    for fd in (0, 1):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    return data + rng.laplace(0.0, 1.0)
+
+
+_HELPERS: list[threading.Thread] = []
+
+
+def leaves_a_thread(data, rng):
+    if not _HELPERS:
+        helper = threading.Thread(target=lambda: time.sleep(3600))  # not a daemon: it would hold the exit
+        helper.start()
+        _HELPERS.append(helper)
+    return data + rng.laplace(0.0, 1.0)
+
+
+def plain(data, rng):
+    return data + rng.laplace(0.0, 1.0)
+
+
+def spawns_and_releases(data, rng):
+    """Correct (Laplace(1)), but starts a sleeping child in a session of its own on one call in 500."""
+    if rng.random() < 0.002:
+        subprocess.Popen(["sleep", "1000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    return data + rng.laplace(0.0, 1.0)
