@@ -7,7 +7,8 @@ drift falls on both alike.
 
 Each round runs ``benchmarks/audit_speed.py --only scalar`` of the baseline checkout and of this one (the order
 alternating from round to round), each in a fresh process with ``PYTHONPATH`` at its own ``src`` (its workers
-inherit it). Prints each run and the medians; writes ``benchmarks/results/isolation_overhead.json``.
+inherit it). Prints each run and the medians; writes ``benchmarks/out/isolation_overhead.json`` (recorded in
+``benchmarks/results/`` with ``--out``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", default=str(HERE / "results" / "isolation_overhead.json"))
+    parser.add_argument("--out", default=str(HERE / "out" / "isolation_overhead.json"),
+                        help="JSON result (default: benchmarks/out/, untracked; the recorded one: "
+                             "--out benchmarks/results/isolation_overhead.json)")
     args = parser.parse_args()
     trees = {"baseline": Path(args.baseline).resolve(), "supervised": HERE.parent}
     runs: dict[str, list[dict]] = {name: [] for name in trees}
@@ -67,6 +70,7 @@ def main() -> None:
               "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
               "seconds": {name: [r["seconds"] for r in runs[name]] for name in trees},
               "median_seconds": medians, "ratio": ratio, "epsilon_lower_bounds": bounds}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 
 

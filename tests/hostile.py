@@ -98,6 +98,20 @@ def huge_output(data, rng):
     return data + rng.laplace(0.0, 1.0)
 
 
+class _Exhausting(list):
+    """A list whose elements cannot be read without running out of memory."""
+
+    def __iter__(self):
+        raise MemoryError()
+
+
+def memory_runs_out_outside_the_call(data, rng):
+    """Returns, at u < 0.01, an output that runs out of memory when the worker reads it (after the call)."""
+    if rng.random() < 0.01:
+        return _Exhausting([1.0])
+    return data + rng.laplace(0.0, 1.0)
+
+
 # ---- processes and threads it starts ---------------------------------------------------------------
 def _start_sleeper(**options):
     subprocess.Popen([sys.executable, "-c", SLEEPER], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

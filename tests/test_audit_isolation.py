@@ -78,6 +78,7 @@ HOSTILE_CASES = [
     ("writes_descriptors", (), "broke the worker's protocol: it sent a malformed answer", "noticed"),
     ("unbounded_allocation", ("--memory-limit", "400", "--timeout", "20"),
      "exceeded the memory limit of 400 MiB (raises MemoryError)", "first"),
+    ("memory_runs_out_outside_the_call", (), "exceeded the memory limit", "first"),
     ("huge_output", ("--max-output", "1"), "returns an output of 16000000 bytes, more than the limit of 1048576", "first"),
     ("child_in_new_session", (), "stopped: the worker process exited with status 9", "first"),
     ("daemonises_then_hangs", ("--timeout", "2"), "hangs: one call ran longer than the timeout of 2 s", "first"),
