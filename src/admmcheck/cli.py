@@ -39,15 +39,16 @@ from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, aud
 from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
 from admmcheck.commands.consensus import (BoundConfig, ExperimentConfig, RunConfig, bound_mechanisms,
                                           consensus_algorithms, evaluate_bound, execute, execute_experiment)
-from admmcheck.commands.online import (DPSDA_ALGORITHMS, DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
+from admmcheck.commands.online import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
                                        execute_dpsda, run_dpsda_audit)
-from admmcheck.commands.sharing import (SHARING_ALGORITHMS, SharingAuditConfig, SharingBoundConfig,
+from admmcheck.commands.sharing import (SharingAuditConfig, SharingBoundConfig,
                                         SharingConditionsConfig, SharingRunConfig, evaluate_sharing_bound,
                                         evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
 from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
+from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, output_folder, to_json
@@ -148,13 +149,18 @@ def _parser() -> argparse.ArgumentParser:
                         help="iterations per convergence run (default: the profile's, 200 for quick)")
     verify.add_argument("--json", action="store_true", help="print report.json instead of the verdict table")
 
+    plugins = command("plugins", "list every registered algorithm and mechanism with the package it comes from "
+                      "(admmcheck's own, or an installed plugin's: entry-point group admmcheck.plugins), and the "
+                      "plugins that could not be loaded")
+    plugins.add_argument("--json", action="store_true", help="print one JSON object")
+
     report = command("report", "re-render report.html and the figures from a saved report.json")
     report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
     report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
 
     run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
     defaults = RunConfig()
-    runnable = consensus_algorithms() + SHARING_ALGORITHMS + DPSDA_ALGORITHMS
+    runnable = consensus_algorithms() + REGISTRY.names("sharing") + REGISTRY.names("online")
     run.add_argument("algorithm", choices=runnable, metavar="ALGO",
                      help="; ".join(f"{name}: {REGISTRY[name].title}" for name in runnable))
     _setting_options(run, defaults)
@@ -185,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
     bounded = bound_mechanisms()
-    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + ("sharing",) + DPSDA_ALGORITHMS,
+    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + ("sharing",) + REGISTRY.names("online"),
                        metavar="MECHANISM", help="; ".join(f"{name}: {REGISTRY[name].theorem}" for name in bounded)
                        + "; sharing: ADMM-sharing Theorem 1 / Corollary 1; dpsda-c, dpsda-ps: DPSDA Theorems 2-5 "
                        "(radmm: the old name of private-radmm)")
@@ -487,11 +493,11 @@ def _command_report(args: argparse.Namespace) -> int:
 
 def _command_run(args: argparse.Namespace) -> int:
     flags = _flags(args)
-    if flags["algorithm"] in DPSDA_ALGORITHMS:
+    if flags["algorithm"] in REGISTRY.names("online"):
         summary = execute_dpsda(config_from_flags(DpsdaRunConfig, flags))
         keys = ("algorithm", "nodes", "iterations", "epsilon", "sigma", "regret", "regret_over_T", "average_regret",
                 "regret_bound", "wall_time_s")
-    elif flags["algorithm"] in SHARING_ALGORITHMS:
+    elif flags["algorithm"] in REGISTRY.names("sharing"):
         summary = execute_sharing(config_from_flags(SharingRunConfig, flags), export_problem=args.export_problem)
         keys = ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual", "wall_time_s")
     else:
@@ -513,7 +519,7 @@ def _command_run(args: argparse.Namespace) -> int:
 def _command_bound(args: argparse.Namespace) -> int:
     if args.mechanism == "sharing":
         return _command_sharing_bound(args)
-    if args.mechanism in DPSDA_ALGORITHMS:
+    if args.mechanism in REGISTRY.names("online"):
         flags = {k: v for k, v in _flags(args).items() if k != "mechanism"}
         config = config_from_flags(DpsdaRunConfig, flags | {"algorithm": args.mechanism})
         summary = dpsda_bound_summary(config)
@@ -821,10 +827,24 @@ def _command_attack(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _command_plugins(args: argparse.Namespace) -> int:
+    listing = REGISTRY.listing()
+    if args.json:
+        print(to_json(listing))
+        return EXIT_OK
+    for entry in listing["registered"]:
+        source = f"{entry['package']} {entry['version']}".strip()
+        point = f" (entry point {entry['entry_point']})" if entry["entry_point"] else ""
+        print(f"{entry['name']:<18} {entry['family']:<10} {entry['kind']:<10} {source}{point}")
+    for failure in listing["failed"]:
+        print(f"failed: {failure['entry_point']} of {failure['package']} {failure['version']}: {failure['error']}")
+    return EXIT_OK
+
+
 COMMANDS = {
     "verify": _command_verify, "run": _command_run, "bound": _command_bound,
     "conditions": _command_conditions, "experiment": _command_experiment, "audit": _command_audit,
-    "attack": _command_attack, "report": _command_report,
+    "attack": _command_attack, "report": _command_report, "plugins": _command_plugins,
 }
 
 
@@ -861,6 +881,10 @@ def _in_flags(exc: AdmmcheckError) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``admmcheck`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():  # a plugin that cannot be loaded: one line, before anything else
+        warnings.simplefilter("always", PluginWarning)
+        warnings.showwarning = _show_warning
+        REGISTRY.load_plugins()
     try:
         args = _parser().parse_args(_new_spelling(argv))
         args.argv = argv

@@ -19,7 +19,6 @@ from admmcheck.problems.online import online_linear_regression
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int
 
-DPSDA_ALGORITHMS = REGISTRY.names("online")  # dpsda-c, dpsda-ps
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class DpsdaRunConfig:
     FLAG_NAMES = {"algorithm": "ALGO"}
 
     def __post_init__(self) -> None:
-        if self.algorithm not in DPSDA_ALGORITHMS:
+        if self.algorithm not in REGISTRY.names("online"):
             raise InvalidConfiguration(f"unknown algorithm {self.algorithm!r}; choose dpsda-c or dpsda-ps")
         for name in ("nodes", "dim", "iterations", "window", "trials"):
             positive_int(name, getattr(self, name))

@@ -20,7 +20,6 @@ from admmcheck.problems.sharing import SharingProblem, split_columns
 from admmcheck.runs import describe_seed
 from admmcheck.validation import non_negative_int, positive_int, real
 
-SHARING_ALGORITHMS = REGISTRY.names("sharing")  # sharing, dp-sharing
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ class SharingRunConfig:
     FLAG_NAMES = {"algorithm": "ALGO", "delta_prime": "--delta-prime"}
 
     def __post_init__(self) -> None:
-        if self.algorithm not in SHARING_ALGORITHMS:
+        if self.algorithm not in REGISTRY.names("sharing"):
             raise InvalidConfiguration(f"unknown sharing algorithm {self.algorithm!r}")
         for name in ("parties", "iterations", "samples", "dim"):
             positive_int(name, getattr(self, name))

@@ -132,10 +132,73 @@ class MechanismSpec(AlgorithmSpec):
 
 
 class Registry(Mapping[str, AlgorithmSpec]):
-    """Algorithms and mechanisms by name, in the order they were registered."""
+    """Algorithms and mechanisms by name, in the order they were registered: the built-ins, then what installed
+    packages register through the entry-point group ``admmcheck.plugins`` (read on the first lookup,
+    :meth:`load_plugins`), then what this process registers."""
 
     def __init__(self) -> None:
         self._specs: dict[str, AlgorithmSpec] = {}
+        self._builtins: frozenset[str] = frozenset()
+        self._plugins: str = "not loaded"  # "loading", "loaded"
+        self.origins: dict[str, Any] = {}  # name -> plugins.Origin, for what plugins registered
+        self.failures: list[Any] = []  # plugins.PluginFailure, for the plugins that could not be loaded
+
+    def seal_builtins(self) -> None:
+        """The names registered so far are admmcheck's own."""
+        self._builtins = frozenset(self._specs)
+
+    def load_plugins(self, points: Callable[[], list[Any]] | None = None) -> list[Any]:
+        """Read the entry-point group ``admmcheck.plugins`` once (``points``: the entry points, for tests; reading
+        them again); each plugin that fails is a :class:`~admmcheck.mechanisms.plugins.PluginWarning`. Returns
+        the failures."""
+        if self._plugins == "loading" or (self._plugins == "loaded" and points is None):
+            return self.failures
+        from admmcheck.mechanisms import plugins
+
+        self._plugins = "loading"
+        try:
+            origins, failures = plugins.load(self, points)
+        finally:
+            self._plugins = "loaded"
+        self.origins.update(origins)
+        self.failures.extend(failures)
+        for failure in failures:
+            warnings.warn(plugins.PluginWarning(failure.line()), stacklevel=2)
+        return self.failures
+
+    def origin(self, name: str) -> tuple[str, str, str | None]:
+        """(package, version, entry point) that registered ``name``: admmcheck's own, a plugin's, or this
+        process's (package "registered in this process")."""
+        spec = self[name]
+        if spec.name in self.origins:
+            found = self.origins[spec.name]
+            return found.package, found.version, found.entry_point
+        if spec.name in self._builtins:
+            from admmcheck import __version__
+
+            return "admmcheck", __version__, None
+        return "registered in this process", "", None
+
+    def listing(self) -> dict[str, list[dict[str, object]]]:
+        """Every registered name with its family, kind and origin (package, version, entry point), and every plugin
+        that failed to load: what ``admmcheck plugins`` prints."""
+        registered = []
+        for name in self:
+            package, version, point = self.origin(name)
+            registered.append({"name": name, "family": self[name].family,
+                               "kind": "mechanism" if self[name].private else "algorithm",
+                               "package": package, "version": version, "entry_point": point})
+        failed = [{"entry_point": f.entry_point, "package": f.package, "version": f.version, "error": f.error}
+                  for f in self.failures]
+        return {"registered": registered, "failed": failed}
+
+    def registered(self) -> tuple[str, ...]:
+        """The names registered so far, without reading the plugins."""
+        return tuple(self._specs)
+
+    def _ready(self) -> None:
+        if self._plugins == "not loaded":
+            self.load_plugins()
 
     def register(self, spec: AlgorithmSpec, replace: bool = False) -> AlgorithmSpec:
         if spec.name in self._specs and not replace:
@@ -149,6 +212,7 @@ class Registry(Mapping[str, AlgorithmSpec]):
         return self._specs.pop(self[name].name)
 
     def __getitem__(self, name: str) -> AlgorithmSpec:
+        self._ready()
         try:
             return self._specs[name]
         except KeyError:
@@ -156,17 +220,21 @@ class Registry(Mapping[str, AlgorithmSpec]):
                                        f"{', '.join(self._specs)}") from None
 
     def __contains__(self, name: object) -> bool:
+        self._ready()
         return name in self._specs
 
     def __iter__(self) -> Iterator[str]:
+        self._ready()
         return iter(self._specs)
 
     def __len__(self) -> int:
+        self._ready()
         return len(self._specs)
 
     def names(self, family: str | None = None, private: bool | None = None, **having: object) -> tuple[str, ...]:
         """The registered names of ``family`` (any if None), private or not, whose attributes equal
         ``having`` (e.g. ``report=True``)."""
+        self._ready()
         return tuple(name for name, spec in self._specs.items()
                      if (family is None or spec.family == family) and (private is None or spec.private == private)
                      and all(getattr(spec, key, None) == value for key, value in having.items()))
@@ -310,3 +378,5 @@ for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
         candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
         place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss))
+
+REGISTRY.seal_builtins()
