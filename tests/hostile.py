@@ -170,6 +170,15 @@ def closes_stdin_and_stdout(data, rng):
     return data + rng.laplace(0.0, 1.0)
 
 
+def closes_stdin_and_stdout_and_stderr(data, rng):
+    for fd in (0, 1, 2):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    return data + rng.laplace(0.0, 1.0)
+
+
 _HELPERS: list[threading.Thread] = []
 
 

@@ -159,3 +159,27 @@ def test_killing_the_main_process_leaves_no_process_and_the_checkpoint_resumes_w
     assert resumed.returncode == 0, resumed.stderr
     strip = lambda result: {k: v for k, v in result.items() if k != "wall_time_s"}  # noqa: E731
     assert strip(json.loads(resumed.stdout)) == strip(uninterrupted)
+
+
+def test_a_worker_that_closes_its_stdout_and_stderr_costs_its_supervisor_no_cpu(monkeypatch, capsys):
+    """With the capture pipe closed at the worker's end, the supervisor must stop watching it (an end of file is
+    always readable: watched, it would spin a core)."""
+    mark = uuid.uuid4().hex
+    monkeypatch.setenv("ADMMCHECK_TEST_MARK", mark)
+    from admmcheck.audit import Source
+    from admmcheck.audit.sampling import Sampler, Task
+    from admmcheck.audit.settings import AuditSettings
+
+    with Sampler(Source(f"{HOSTILE}:closes_stdin_and_stdout_and_stderr"), Source(f"{HOSTILE}:neighbours"),
+                 AuditSettings(workers=1)) as sampler:
+        list(sampler.draw([Task(0, 0, 0, 10)]))
+        [supervisor] = marked(mark, b"admmcheck.audit.supervisor")
+        before = _cpu_seconds(supervisor)
+        time.sleep(1.0)
+        spent = _cpu_seconds(supervisor) - before
+    assert spent < 0.2
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime

@@ -145,8 +145,8 @@ class Supervisor:
         watched = [self.lifeline, self.output] + ([self.pidfd] if self.pidfd is not None else [])
         while self.status_code is None:
             ready = select.select(watched, [], [], self.period)[0]
-            if self.output in ready:
-                self._drain()
+            if self.output in ready and not self._drain():  # the worker closed its stdout and stderr: stop watching
+                watched.remove(self.output)
             if self.lifeline in ready and not os.read(self.lifeline, 1):
                 parent_gone = True  # the driving process is done with the worker, or dead: stop everything
                 break
@@ -191,14 +191,15 @@ class Supervisor:
             cause = f"stopped: the worker process exited with status {status}"
         return {"cause": cause, "status": status, "watchdog": self.watchdog is not None}
 
-    def _drain(self) -> None:
+    def _drain(self) -> bool:
+        """Keep what the worker printed; False once its end of the pipe is closed."""
         while True:
             try:
                 chunk = os.read(self.output, 1 << 16)
             except (BlockingIOError, InterruptedError):
-                return
+                return True
             if not chunk:
-                return
+                return False
             self.progress.record_output(chunk)
 
     def _kill_group(self) -> None:
