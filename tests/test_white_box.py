@@ -106,3 +106,20 @@ def test_kkt_attack_recovers_the_direction_only_with_public_penalties(capsys):
     assert len(public["cosine"]) == len(private["cosine"]) == 200
     assert public["final_cosine"] >= 0.9
     assert private["final_cosine"] <= public["final_cosine"] - 0.3
+
+
+def test_a_variant_whose_steps_the_worst_case_does_not_know_is_refused_not_given_another_mechanisms():
+    """Issue 52: worst_case chose a mechanism's noisy steps by its name and fell through to PVP's for any other: a
+    PP variant registered under its own name with worst_case=worst_case crashed (KeyError: 'eta'), and a variant
+    with an eta got PVP's steps in PP's formula, a wrong white-box verdict without an error. Now it is refused,
+    saying what to register."""
+    from dataclasses import replace
+
+    from admmcheck.errors import InvalidConfiguration
+
+    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=2))
+    variant = replace(mechanism, name="my-pp")  # PP's run, parameters and network under a name of its own
+    with pytest.raises(InvalidConfiguration, match="worst_case knows the noisy steps of pp, dvp, pvp and "
+                                                   "private-radmm, not of 'my-pp': register my-pp with "
+                                                   "worst_case=None"):
+        worst_case(variant, pair.d0, records=1, seed=1)

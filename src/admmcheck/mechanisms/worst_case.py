@@ -87,9 +87,14 @@ def _steps(mechanism: ReferenceMechanism, node: int) -> list[tuple[int, float, f
         eta = float(parameters["eta"])
         alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)[:, node]
         return [(2 * k, alpha[k], 1.0, 2 * eta * degree) for k in range(odd_steps(T))]
-    eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
-    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
-    return [(t, alpha[t], 1.0, 2 * eta * degree) for t in range(T)]
+    if mechanism.name == "pvp":
+        eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
+        alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
+        return [(t, alpha[t], 1.0, 2 * eta * degree) for t in range(T)]
+    # a variant under another name: PVP's steps combined with PP's formula would be a wrong verdict, not an error
+    raise InvalidConfiguration(
+        f"worst_case knows the noisy steps of pp, dvp, pvp and private-radmm, not of {mechanism.name!r}: register "
+        f"{mechanism.name} with worst_case=None (no worst case) or with a worst case of its own")
 
 
 class _Node:
