@@ -154,6 +154,14 @@ def _fork_and_return_twice():
 forks = _when(_fork_and_return_twice)
 
 
+def _print_then_raise():
+    print("about to fail on this sample", flush=True)
+    raise ValueError("bad input")
+
+
+prints_then_raises = _when(_print_then_raise)
+
+
 # ---- benign: odd but correct ------------------------------------------------------------------------
 def prints(data, rng):
     print("drawing a sample", flush=True)

@@ -67,6 +67,7 @@ def _first_misbehaving(seed: int, pair: int, side: int, block: int) -> int:
 # several calls race to say so), "noticed" where the worker was when the fault was seen (after the call)
 HOSTILE_CASES = [
     ("exits", (), "exits: calls sys.exit(3)", "first"),
+    ("prints_then_raises", (), "raises ValueError: bad input", "first"),
     ("exits_at_os_level", (), "stopped: the worker process exited with status 4", "first"),
     ("interrupted", (), "raises KeyboardInterrupt", "first"),
     ("kills_itself", (), "stopped: the worker process was killed by SIGKILL", "first"),
@@ -109,6 +110,8 @@ def test_a_hostile_mechanism_ends_the_audit_with_its_cause_and_sample_and_leaves
     else:  # noticed between calls: said so, and the misbehaving call came before
         assert "where it was noticed: the cause may lie in an earlier call of the block" in lines[0]
         assert _first_misbehaving(seed, pair, side, block) <= index
+    if mechanism == "prints_then_raises":  # what the code printed goes with its fault
+        assert "; its last output: about to fail on this sample" in lines[0]
     assert marked(mark) == []
 
 

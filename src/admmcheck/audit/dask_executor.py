@@ -56,8 +56,6 @@ def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None =
             worker.send(("tally", tally))
         worker.send(message)
         header, body = worker.receive(allowance)
-        if header.get("status") == "error" and worker.output():
-            header = {**header, "message": f"{header['message']}; its last output: {worker.output()}"}
     except (TimeoutError, MechanismError) as exc:
         worker.kill()
         with _WORKERS_LOCK:
@@ -143,10 +141,6 @@ class DaskWorker:
         if header.get("status") == "timeout":
             raise TimeoutError
         return header, body
-
-    def output(self) -> str:
-        """The mechanism's printed output is added to the fault's message on the Dask worker (:func:`_remote`)."""
-        return ""
 
     def kill(self) -> None:
         while self._pending:

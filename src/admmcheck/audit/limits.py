@@ -73,7 +73,7 @@ class WorkerLimits:
     def worker_settings(self) -> dict[str, float | int]:
         """What the worker needs to limit itself (:func:`apply`) and check its outputs."""
         memory = self.memory_mib if self.memory_mib is not None else default_memory_mib(os.cpu_count() or 1)
-        return {"memory": int(memory * MIB), "max_output": self.max_output_bytes, "timeout": self.timeout}
+        return {"memory": int(memory * MIB), "max_output": self.max_output_bytes}
 
     def most_block_bytes(self, count: int) -> int:
         """The largest answer a block of ``count`` samples can be (its outputs, their kinds, the ``.npz`` frame)."""

@@ -35,8 +35,6 @@ WORDS_AT, WORDS_SIZE = 1024, RECORD - 1024
 #: What the worker is doing: its own code (between calls), loading the mechanism and its neighbours (their
 #: import and the neighbours' call run third-party code), a call of the mechanism, a vectorised batch call.
 IDLE, LOADING, CALL, BATCH = 0, 1, 2, 3
-PHASES = {IDLE: "between calls", LOADING: "while loading the mechanism and its neighbours", CALL: "in a call",
-          BATCH: "in a batch call"}
 
 
 def create_file() -> int:

@@ -534,7 +534,7 @@ def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
             data = _given(task)  # each call its own copy (the first one has it already)
         value, raised = _call(callable_, data, rng, states, generators, words, j)
         if raised is not None:
-            if not isinstance(raised, Exception) or isinstance(raised, MemoryError):
+            if _stops_the_audit(raised):
                 return fault(f"{_stopping(raised)} ({where}, index={j})")
             if not exceptions_are_outputs:
                 return fault(f"raises {type(raised).__name__}: {raised} ({where}, index={j}); if raising is "
@@ -576,6 +576,12 @@ def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
 
 
 _EMPTY = np.empty(0)
+
+
+def _stops_the_audit(raised: BaseException) -> bool:
+    """Whether a call's exception is never an output, even with ``exceptions_are_outputs``: the memory limit hit, an
+    exit, an interrupt."""
+    return not isinstance(raised, Exception) or isinstance(raised, MemoryError)
 
 
 def _stopping(raised: BaseException) -> str:
@@ -627,7 +633,7 @@ def _run_batch(batch, data, words, seed, task: Task, where: str):
     try:
         value = batch(data, rng, task.count)
     except BaseException as exc:  # noqa: BLE001 - as in _call
-        if not isinstance(exc, Exception) or isinstance(exc, MemoryError):
+        if _stops_the_audit(exc):
             return "error", f"batch {_stopping(exc)} ({where})"
         return "error", f"batch raises {type(exc).__name__}: {exc} ({where})"
     finally:
@@ -665,10 +671,10 @@ class Sampler:
         self.timeout, self.exceptions_are_outputs = float(settings.timeout), settings.exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
-        self.limits = settings.worker_limits(None)  # on a Dask worker: its own machine's share (dask_executor)
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.dask_executor)
             from admmcheck.audit.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
 
+            self.limits = settings.worker_limits(None)  # each Dask worker takes its own machine's share
             self._client = connect(scheduler)
             self.workers = [DaskWorker(self._client) for _ in range(workers or cluster_slots(self._client))]
         else:
@@ -812,10 +818,8 @@ class Sampler:
                 raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "
                                      f"{task.pair}) of {self.mechanism.describe()}'s outputs: {header['message']}. "
                                      "This is a fault of admmcheck, not of the mechanism; please report it")
-            printed = worker.output()
-            printed = f"; its last output: {printed}" if printed else ""
-            raise MechanismError(f"{self.mechanism.describe()} {header['message']}{named}{printed}; reproduce it "
-                                 "with admmcheck.audit.sample_generator(seed, pair, side, block, index)")
+            raise MechanismError(f"{self.mechanism.describe()} {header['message']}{named}; reproduce it with "
+                                 "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
         return header, body
 
     def _unpack(self, task: Task, worker: "WorkerProcess") -> Block:

@@ -4,9 +4,8 @@
 Reads length-prefixed pickled messages from the driving process on a pipe of its own (``init``, ``pairs``,
 ``block``, ``tally``, ``count``) and writes each answer on another (:mod:`admmcheck.audit.channel`: a magic
 number, two lengths, a JSON header and, for a block, the samples as ``.npz`` bytes, :meth:`Block.to_bytes`, no
-pickle). ``tally`` gives the events a
-``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`); that answer is the counts alone, as JSON
-integers. Once the mechanism was seen writing into its input dataset
+pickle). ``tally`` gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`);
+that answer is the counts alone, as JSON integers. Once the mechanism was seen writing into its input dataset
 (:func:`~admmcheck.audit.sampling.input_changed`), every header says where. SETTINGS (JSON) names the two pipes,
 the shared progress record (:mod:`admmcheck.audit.progress`) and the limits the worker puts on itself before it
 loads anything (:func:`admmcheck.audit.limits.apply`).
@@ -20,6 +19,7 @@ shared record for the fault message, and exits with :data:`EXIT_STOPPED`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import pickle
@@ -124,7 +124,7 @@ def main() -> None:
     try:
         serve(channel)
     except BaseException as exc:  # noqa: BLE001 - whatever it is, it is said before the worker goes
-        if isinstance(exc, OSError) and exc.errno in (9, 32):  # EBADF, EPIPE: a protocol pipe closed or replaced
+        if isinstance(exc, OSError) and exc.errno in (errno.EBADF, errno.EPIPE):  # a protocol pipe closed or replaced
             words = (f"its protocol pipes were closed or replaced ({type(exc).__name__}: {exc}); the mechanism "
                      "closes file descriptors it does not own")
         else:

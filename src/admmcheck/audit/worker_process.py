@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any
 
 from admmcheck.audit.limits import WorkerLimits
-from admmcheck.audit.progress import Progress, create_file, where
+from admmcheck.audit.progress import WRITTEN, Progress, create_file, where
 from admmcheck.audit.channel import MAGIC, PREFIX
 from admmcheck.errors import MechanismError
 
@@ -101,7 +101,7 @@ class WorkerProcess:
     def receive(self, timeout: float) -> tuple[dict[str, Any], bytes]:
         """(JSON header, body bytes: a block's ``.npz``, or empty) of the oldest request not yet answered. A
         death, an overrun and a malformed answer (one larger than the request's limits allow, too) are
-        :class:`WorkerDied`; no answer within ``timeout`` (the supervisor itself stuck) is ``TimeoutError``."""
+        :class:`WorkerDied`; a fault's message ends with what the code printed last; no answer within ``timeout`` (the supervisor itself stuck) is ``TimeoutError``."""
         if self._death is not None:
             raise self._death
         deadline = time.monotonic() + timeout
@@ -117,6 +117,9 @@ class WorkerProcess:
         body = self._read(body_size, deadline) if body_size else b""
         if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
             raise self._broken("a malformed answer (no status)")
+        printed = self.output() if header["status"] == "error" and not header.get("counting") else ""
+        if printed:  # a fault of the code: what it printed last goes with it
+            header = {**header, "message": f"{header.get('message')}; its last output: {printed}"}
         return header, body
 
     def _read(self, size: int, deadline: float) -> bytes:
@@ -142,8 +145,15 @@ class WorkerProcess:
         return where(self.progress.sample(), exact)
 
     def output(self) -> str:
-        """The tail of what the worker's code printed, on one line (empty where nothing was)."""
-        return output_tail(self.progress.tail())
+        """The tail of what the worker's code printed, on one line (empty where nothing was). Called on a fault:
+        the supervisor copies the output in as it comes, so this waits until its count stands still for 20 ms (at
+        most 0.2 s) for what was printed just before the fault."""
+        record, deadline = self.progress, time.monotonic() + 0.2
+        written = -1
+        while written != record.slots[WRITTEN] and time.monotonic() < deadline:
+            written = record.slots[WRITTEN]
+            time.sleep(0.02)
+        return output_tail(record.tail())
 
     def _died(self) -> WorkerDied:
         """The worker's end, from the supervisor's report (waited for) and the shared record."""
