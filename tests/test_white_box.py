@@ -108,18 +108,50 @@ def test_kkt_attack_recovers_the_direction_only_with_public_penalties(capsys):
     assert private["final_cosine"] <= public["final_cosine"] - 0.3
 
 
-def test_a_variant_whose_steps_the_worst_case_does_not_know_is_refused_not_given_another_mechanisms():
-    """Issue 52: worst_case chose a mechanism's noisy steps by its name and fell through to PVP's for any other: a
-    PP variant registered under its own name with worst_case=worst_case crashed (KeyError: 'eta'), and a variant
-    with an eta got PVP's steps in PP's formula, a wrong white-box verdict without an error. Now it is refused,
-    saying what to register."""
+def test_a_variant_has_the_white_box_of_its_release_not_of_its_name():
+    """Issue 52: the white box followed the mechanism's name (LOSSES[name], a chain of name tests in worst_case), so
+    a PP variant under a name of its own crashed or got another mechanism's steps. Now the white box is the release
+    the variant registers: PP's run under another name with PP's release gives PP's very worst case and loss."""
     from dataclasses import replace
 
-    from admmcheck.errors import InvalidConfiguration
-
     _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=2))
-    variant = replace(mechanism, name="my-pp")  # PP's run, parameters and network under a name of its own
-    with pytest.raises(InvalidConfiguration, match="worst_case knows the noisy steps of pp, dvp, pvp and "
-                                                   "private-radmm, not of 'my-pp': register my-pp with "
-                                                   "worst_case=None"):
-        worst_case(variant, pair.d0, records=1, seed=1)
+    variant = replace(mechanism, name="my-pp")
+    assert worst_case(variant, pair.d0, records=1, seed=1).value == worst_case(mechanism, pair.d0, records=1,
+                                                                               seed=1).value
+    run = mechanism.batch_run(pair.d0, np.random.SeedSequence(5).spawn(20))
+    np.testing.assert_array_equal(privacy_loss(variant, pair.d0, pair.d1, run.primal).total,
+                                  privacy_loss(mechanism, pair.d0, pair.d1, run.primal).total)
+
+
+def test_a_variant_whose_white_box_does_not_match_its_noise_is_refused():
+    """Registering PVP's release (noise added to the minimiser, read from eta) on PP's run (noise in the objective,
+    penalty and theta) is refused at registration, naming what does not match; a variant registered without a
+    release has no white box and says so, and the generic exact loss cannot be registered without one."""
+    from dataclasses import replace
+
+    from admmcheck.algorithms import run_pp
+    from admmcheck.errors import InvalidConfiguration
+    from admmcheck.mechanisms.privacy_loss import privacy_loss as generic_loss
+    from admmcheck.mechanisms.registry import MechanismSpec
+    from admmcheck.mechanisms.releases import PrimalPerturbation
+
+    with pytest.raises(InvalidConfiguration, match=r"my-pp: its release PrimalPerturbation\(\) \(noise added to the "
+                                                   r"primal step's minimiser \(PVP\)\) reads the run argument\(s\) "
+                                                   r"eta, which its run function does not take \(it takes penalty, "
+                                                   r"theta, alpha, "):
+        MechanismSpec("my-pp", "consensus", "PP under PVP's white box", run_pp, release=PrimalPerturbation())
+    with pytest.raises(InvalidConfiguration, match="register release="):
+        MechanismSpec("my-pp", "consensus", "PP with the generic loss", run_pp, exact_loss=generic_loss)
+    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=2))
+    blind = replace(mechanism, name="my-pp", release=None)
+    with pytest.raises(InvalidConfiguration, match="my-pp has no white box: it was registered without release="):
+        worst_case(blind, pair.d0, records=1, seed=1)
+    with pytest.raises(InvalidConfiguration, match="my-pp has no white box"):
+        privacy_loss(blind, pair.d0, pair.d1, np.zeros((3, mechanism.network.nodes, pair.d0.dim)))
+
+
+def test_pvp_has_no_attaining_one_step_transcript():
+    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pvp", iterations=1, epsilon=1.0))
+    worst = worst_case(mechanism, pair.d0, records=1, free_point=False, seed=1)
+    with pytest.raises(Exception, match="PrimalPerturbation has no one-step transcript"):
+        worst_transcript(mechanism, pair.d0, worst)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -32,13 +32,15 @@ NEIGHBOUR_KINDS = ("label-flip", "feature-move", "remove")
 class ReferenceMechanism(BatchedRunMechanism):
     """The private algorithm ``run`` (a ``run_*`` function, registered as ``name``: see
     :mod:`admmcheck.mechanisms.registry`) on ``network`` for ``iterations`` with ``parameters`` (the
-    keyword arguments of ``run``: penalty/theta/alpha/eta/gamma)."""
+    keyword arguments of ``run``: penalty/theta/alpha/eta/gamma); ``release`` how its noise enters what it
+    releases (:mod:`admmcheck.mechanisms.releases`; None: no white box)."""
 
     name: str
     network: Network
     iterations: int
     parameters: Mapping[str, object] = field(default_factory=dict)
     run: Callable[..., Run] | None = None
+    release: Any = None
 
     def __post_init__(self) -> None:
         if not callable(self.run):
@@ -65,6 +67,11 @@ class ReferenceMechanism(BatchedRunMechanism):
     def released(self, run: Run) -> np.ndarray:
         """Every broadcast f_i(t), t = 0..T: (n, T+1, N, d)."""
         return run.primal
+
+
+def keyword_arguments(run: Callable[..., Any]) -> tuple[str, ...]:
+    """The names of a ``run_*`` function's keyword-only arguments."""
+    return tuple(name for name, p in inspect.signature(run).parameters.items() if p.kind is p.KEYWORD_ONLY)
 
 
 def replace_one_record(problem: ConsensusProblem, node: int = 0, index: int = 0,

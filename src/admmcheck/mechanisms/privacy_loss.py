@@ -37,13 +37,13 @@ import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_subproblem
 from admmcheck.algorithms.madmm import madmm_dual_step
-from admmcheck.algorithms.private_radmm import odd_steps, recycled_gradient
+from admmcheck.algorithms.private_radmm import recycled_gradient
 from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.mechanisms.consensus import ReferenceMechanism
+from admmcheck.networks import Network
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.local_solver import DEFAULT_TOL, solve_local
 from admmcheck.problems import ConsensusProblem
-from admmcheck.schedules import schedule_table
 
 #: Where a mechanism adds no noise, recovered noise below this norm counts as zero.
 POINT_MASS_TOL = 1e-6
@@ -76,15 +76,15 @@ class PrivacyLoss:
 
 
 def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: ConsensusProblem,
-                 transcript: np.ndarray, every_node: bool = False, kind: str | None = None) -> PrivacyLoss:
+                 transcript: np.ndarray, every_node: bool = False) -> PrivacyLoss:
     """L(o) = ln p(o | d0) − ln p(o | d1) for each transcript o (see the module docstring).
 
     ``transcript`` is (trials, T+1, N, d) — ``Run.primal`` of ``mechanism`` — or one
     (T+1, N, d) transcript. d0 and d1 must have the mechanism's node count and dimension.
     Only the nodes whose data differ are evaluated unless ``every_node`` (the others recover
     the same noise under both datasets; the tests evaluate them to show they give zero).
-    ``kind`` is the loss of :data:`LOSSES` to use (default: the mechanism's name): a registered
-    variant with the noise law and release of PVP, say, passes ``kind="pvp"``.
+    The loss is that of the mechanism's ``release`` (:mod:`admmcheck.mechanisms.releases`): how its noise enters
+    what it releases; a mechanism registered without one has no exact loss and is refused.
     """
     transcript = np.asarray(transcript, dtype=np.float64)
     if transcript.ndim == 3:
@@ -101,12 +101,16 @@ def privacy_loss(mechanism: ReferenceMechanism, d0: ConsensusProblem, d1: Consen
     nodes = changed_nodes(d0, d1)
     if every_node or len(nodes) == 0:
         nodes = np.arange(network.nodes)
-    parameters = mechanism.arguments
-    kind = mechanism.name if kind is None else kind
-    if kind not in LOSSES:
-        raise InvalidConfiguration(f"kind={kind!r}: no exact loss of that name; choose one of {', '.join(LOSSES)}",
-                                   parameter="kind")
-    return LOSSES[kind](mechanism, parameters, d0, d1, transcript, nodes)
+    return released_by(mechanism).loss(mechanism, mechanism.arguments, d0, d1, transcript, nodes)
+
+
+def released_by(mechanism: ReferenceMechanism):
+    """The mechanism's release, the capability of its white box; refuses a mechanism registered without one."""
+    if mechanism.release is None:
+        raise InvalidConfiguration(f"{mechanism.name} has no white box: it was registered without release= (how its "
+                                   "noise enters what it releases: see admmcheck.mechanisms.releases), so its exact "
+                                   "loss and worst case are unknown; audit it as a black box", parameter="release")
+    return mechanism.release
 
 
 def changed_nodes(d0: ConsensusProblem, d1: ConsensusProblem) -> np.ndarray:
@@ -140,13 +144,12 @@ def _kkt_terms(part: ConsensusProblem, f: np.ndarray, curvature: np.ndarray) -> 
     return part.local_gradients(f), _log_det(hessian)
 
 
-def _pp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
-    """PP / DVP: KKT of (24) per step, Jacobian (∇²O + 2ηV I)/(2ηV) (the constant cancels)."""
-    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
-    theta = float(parameters["theta"])
-    penalty = theta if mechanism.name == "dvp" else parameters["penalty"]
-    eta = schedule_table("penalty", penalty, T, N)
-    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)
+def penalty_perturbation_loss(network: Network, eta: np.ndarray, alpha: np.ndarray, theta: float,
+                              d0: ConsensusProblem, d1: ConsensusProblem, transcript: np.ndarray,
+                              nodes: np.ndarray) -> PrivacyLoss:
+    """PP / DVP: KKT of (24) per step, Jacobian (∇²O + 2ηV I)/(2ηV) (the constant cancels); ``eta`` and
+    ``alpha`` are (T, N) tables."""
+    T, N = eta.shape
     parts = (d0.local_part(nodes), d1.local_part(nodes))
     degree = network.degrees.astype(float)
     noise_term = np.zeros(transcript.shape[:1] + (T, N))
@@ -165,11 +168,11 @@ def _pp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
     return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term)
 
 
-def _radmm_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
-    """Private R-ADMM: KKT of (28) at odd steps; even steps checked against (29) and zero."""
-    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
-    eta, gamma = float(parameters["eta"]), float(parameters["gamma"])
-    alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)
+def recycled_loss(network: Network, eta: float, gamma: float, alpha: np.ndarray, d0: ConsensusProblem,
+                  d1: ConsensusProblem, transcript: np.ndarray, nodes: np.ndarray) -> PrivacyLoss:
+    """Private R-ADMM: KKT of (28) at odd steps; even steps checked against (29) and zero. ``alpha`` is a
+    (odd steps, N) table."""
+    T, N = transcript.shape[1] - 1, network.nodes
     parts = (d0.local_part(nodes), d1.local_part(nodes))
     scale = 2.0 * eta * network.degrees.astype(float)[nodes]
     noise_term = np.zeros(transcript.shape[:1] + (T, N))
@@ -193,12 +196,10 @@ def _radmm_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss
     return PrivacyLoss(noise_term + jacobian_term, noise_term, jacobian_term, even_error)
 
 
-def _pvp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
-    """PVP: ε = f~ − m(D) with m the minimiser of (8); identity Jacobian."""
-    network, T, N = mechanism.network, mechanism.iterations, mechanism.network.nodes
-    eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
-    tol = float(parameters.get("tol", DEFAULT_TOL))
-    alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)
+def primal_perturbation_loss(network: Network, eta: float, alpha: np.ndarray, tol: float, d0: ConsensusProblem,
+                             d1: ConsensusProblem, transcript: np.ndarray, nodes: np.ndarray) -> PrivacyLoss:
+    """PVP: ε = f~ − m(D) with m the minimiser of (8); identity Jacobian. ``alpha`` is a (T, N) table."""
+    T, N = alpha.shape
     parts = (d0.local_part(nodes), d1.local_part(nodes))
     noise_term = np.zeros(transcript.shape[:1] + (T, N))
     lam = np.zeros_like(transcript[:, 0])
@@ -210,7 +211,3 @@ def _pvp_loss(mechanism, parameters, d0, d1, transcript, nodes) -> PrivacyLoss:
                                                       released[:, nodes] - minimisers[1])
         lam = admm_dual_step(network, lam, released, eta)  # (9) with the broadcast values
     return PrivacyLoss(noise_term.copy(), noise_term, np.zeros_like(noise_term))
-
-
-#: The exact losses by the release and noise law they invert: PP and DVP (58), private R-ADMM (28)-(29), PVP.
-LOSSES = {"pp": _pp_loss, "dvp": _pp_loss, "private-radmm": _radmm_loss, "pvp": _pvp_loss}

@@ -28,9 +28,10 @@ from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
-from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, replace_one_record
+from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
 from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, released_round, worst_case_loss
 from admmcheck.mechanisms.privacy_loss import privacy_loss
+from admmcheck.mechanisms.releases import PenaltyPerturbation, PrimalPerturbation, RecycledOddSteps, Release
 from admmcheck.mechanisms.sharing import replace_one_row, sharing_privacy_loss
 from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.networks import Network
@@ -91,6 +92,7 @@ class MechanismSpec(AlgorithmSpec):
     neighbour_kinds: tuple[str, ...] = NEIGHBOUR_KINDS[:2]
     exact_loss: Callable[..., Any] | None = None
     worst_case: Callable[..., Any] | None = None
+    release: Release | None = None
     audit: AuditSettings = field(default_factory=lambda: AuditSettings(samples=20_000, timeout=60.0,
                                                                        randomness="seeded"))
     report: bool = False
@@ -108,6 +110,18 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "neighbours", _record_pair)
             object.__setattr__(self, "candidates", _every_record)
             object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
+        if self.release is not None:
+            if self.family != "consensus":
+                raise InvalidConfiguration(f"{self.name}: release= describes a consensus mechanism's release; a "
+                                           f"{self.family} mechanism registers exact_loss= and worst_case= of its own",
+                                           parameter="release")
+            self.release.check_run(self.name, keyword_arguments(self.run))
+            object.__setattr__(self, "exact_loss", privacy_loss)
+            object.__setattr__(self, "worst_case", worst_case)
+        elif self.exact_loss is privacy_loss or self.worst_case is worst_case:
+            raise InvalidConfiguration(f"{self.name}: the consensus white box inverts the mechanism's release; register "
+                                       "release= (admmcheck.mechanisms.releases: how its noise enters what it "
+                                       "releases) instead of exact_loss= and worst_case=", parameter="release")
 
     def candidate_pairs(self, problem: Any, kind: str, iterations: int, most: int = 100,
                         seed: int = 0) -> RegisteredPairs:
@@ -128,7 +142,8 @@ class MechanismSpec(AlgorithmSpec):
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
         if self.family != "consensus" or self.arguments is None:
             raise InvalidConfiguration(f"{self.name} is audited by its own command, not as a consensus mechanism")
-        return ReferenceMechanism(self.name, network, iterations, self.arguments(setting), run=self.run)
+        return ReferenceMechanism(self.name, network, iterations, self.arguments(setting), run=self.run,
+                                  release=self.release)
 
 
 class Registry(Mapping[str, AlgorithmSpec]):
@@ -278,7 +293,8 @@ def constant_eta(eta: object, iterations: int, nodes: int, mechanism: str) -> fl
 def reference_mechanism(name: str, network: Network, iterations: int,
                         parameters: Mapping[str, object] | None = None) -> ReferenceMechanism:
     """The registered consensus mechanism ``name`` with ``run``'s keyword arguments ``parameters``."""
-    return ReferenceMechanism(name, network, iterations, dict(parameters or {}), run=REGISTRY.mechanism(name).run)
+    spec = REGISTRY.mechanism(name)
+    return ReferenceMechanism(name, network, iterations, dict(parameters or {}), run=spec.run, release=spec.release)
 
 
 # ---- the algorithms of the four papers -------------------------------------------------------
@@ -338,18 +354,18 @@ register(MechanismSpec(
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
-    exact_loss=privacy_loss, worst_case=worst_case, report=True))
+    release=PenaltyPerturbation(), report=True))
 register(MechanismSpec(
     "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
     ("theta", "alpha"),
     arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1 with eta = theta", claim=lambda b, s, T: pp_bound(b, s.theta, s.alpha, s.theta, T),
-    exact_loss=privacy_loss, worst_case=worst_case, report=True))
+    release=PenaltyPerturbation(penalty="theta"), report=True))
 register(MechanismSpec(
     "pvp", "consensus", "PVP: primal variable perturbation (Zhang & Zhu 2017, M-ADMM paper §4)", run_pvp,
     ("eta", "alpha", "epsilon"),
     arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "pvp"), "alpha": _one(s.alpha)},
-    exact_loss=privacy_loss, worst_case=worst_case))
+    release=PrimalPerturbation()))
 register(MechanismSpec(
     "private-radmm", "consensus", "private R-ADMM (R-ADMM paper Alg. 2, (28)-(29))", run_private_radmm,
     ("eta", "alpha", "gamma"),
@@ -357,7 +373,7 @@ register(MechanismSpec(
                          "gamma": s.gamma},
     theorem="R-ADMM Theorem IV.1",
     claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
-    exact_loss=privacy_loss, worst_case=worst_case, report=True, section="radmm"))
+    release=RecycledOddSteps(), report=True, section="radmm"))
 register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
 register(MechanismSpec(
     "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,

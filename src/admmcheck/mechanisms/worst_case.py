@@ -29,12 +29,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from admmcheck.algorithms.private_radmm import odd_steps
-from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_record
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_record
+from admmcheck.mechanisms.privacy_loss import released_by
 from admmcheck.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem
-from admmcheck.schedules import schedule_table
 
 F_BOX = 50.0  # |f_k| <= F_BOX: the search box (the logistic loss saturates long before)
 
@@ -74,30 +73,7 @@ class WorstCase:
                 "per_step": self.per_step.tolist(), "candidates_searched": self.candidates}
 
 
-def _steps(mechanism: ReferenceMechanism, node: int) -> list[tuple[int, float, float, float]]:
-    """(t index, α, s, κ) of every noisy step for ``node`` (0-based t over 1..T)."""
-    parameters = mechanism.arguments
-    T, N, degree = mechanism.iterations, mechanism.network.nodes, float(mechanism.network.degrees[node])
-    if mechanism.name in ("pp", "dvp"):
-        theta = float(parameters["theta"])
-        eta = schedule_table("penalty", theta if mechanism.name == "dvp" else parameters["penalty"], T, N)[:, node]
-        alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
-        return [(t, alpha[t], 1.0 / (2 * eta[t] * degree), 2 * eta[t] * degree) for t in range(T)]
-    if mechanism.name == "private-radmm":
-        eta = float(parameters["eta"])
-        alpha = schedule_table("alpha", parameters["alpha"], odd_steps(T), N, allow_infinite=True)[:, node]
-        return [(2 * k, alpha[k], 1.0, 2 * eta * degree) for k in range(odd_steps(T))]
-    if mechanism.name == "pvp":
-        eta = float(np.asarray(parameters["eta"], dtype=float).ravel()[0])
-        alpha = schedule_table("alpha", parameters["alpha"], T, N, allow_infinite=True)[:, node]
-        return [(t, alpha[t], 1.0, 2 * eta * degree) for t in range(T)]
-    # a variant under another name: PVP's steps combined with PP's formula would be a wrong verdict, not an error
-    raise InvalidConfiguration(
-        f"worst_case knows the noisy steps of pp, dvp, pvp and private-radmm, not of {mechanism.name!r}: register "
-        f"{mechanism.name} with worst_case=None (no worst case) or with a worst case of its own")
-
-
-class _Node:
+class ChangedNode:
     """Gradient and Hessian of O(f; D_i) and of O(f; D′_i) for one record replaced."""
 
     def __init__(self, problem: ConsensusProblem, node: int, index: int):
@@ -124,19 +100,24 @@ def _ball(u: np.ndarray) -> np.ndarray:
     return u if norm == 0 else u * np.tanh(norm) / norm
 
 
-def _step_value(mechanism: str, node: _Node, f: np.ndarray, x_new: np.ndarray, y_new: float,
-                alpha: float, s: float, curvature: float) -> float:
-    if mechanism == "pvp":
-        # f = m(D); m(D') solves ∇O'(g) + κ g = ∇O(f) + κ f (the same linear term b)
-        linear = -(node.part.local_gradients(f[None, None, :])[0, 0] + curvature * f)
-        other = _pvp_minimiser(node, x_new, y_new, linear, curvature, f)
-        return float(alpha * np.linalg.norm(f - other))
+def objective_step_value(node: ChangedNode, f: np.ndarray, x_new: np.ndarray, y_new: float, alpha: float, s: float,
+                         curvature: float) -> float:
+    """g_t(f) of the module docstring: noise in the primal step's objective (PP, DVP, private R-ADMM)."""
     difference, log_det = node.terms(f, x_new, y_new, curvature)
     noise = alpha * s * np.linalg.norm(difference) if np.isfinite(alpha) else (np.inf if np.any(difference) else 0.0)
     return float(noise + log_det)
 
 
-def _pvp_minimiser(node: _Node, x_new, y_new, linear, curvature, start) -> np.ndarray:
+def minimiser_step_value(node: ChangedNode, f: np.ndarray, x_new: np.ndarray, y_new: float, alpha: float,
+                         curvature: float) -> float:
+    """α‖m(D) − m(D′)‖ at f = m(D): noise added to the primal step's minimiser (PVP)."""
+    # m(D') solves ∇O'(g) + κ g = ∇O(f) + κ f (the same linear term b)
+    linear = -(node.part.local_gradients(f[None, None, :])[0, 0] + curvature * f)
+    other = _changed_minimiser(node, x_new, y_new, linear, curvature, f)
+    return float(alpha * np.linalg.norm(f - other))
+
+
+def _changed_minimiser(node: ChangedNode, x_new, y_new, linear, curvature, start) -> np.ndarray:
     changed = replace_record(node.part, 0, node.index, x_new, y_new)
     return solve_local(changed, linear[None, None, :], np.array([curvature]), start[None, None, :]).f[0, 0]
 
@@ -161,12 +142,13 @@ def worst_case(mechanism: ReferenceMechanism, problem: ConsensusProblem, *, reco
     if problem.nodes != mechanism.network.nodes:
         raise InvalidConfiguration(f"the problem has {problem.nodes} nodes; the mechanism runs on "
                                    f"{mechanism.network.nodes}")
+    release = released_by(mechanism)
     rng = np.random.default_rng(seed)
     d, best, count = problem.dim, None, 0
     for i in range(problem.nodes):
-        steps = _steps(mechanism, i)
+        steps = release.steps(mechanism, i)
         for n in range(min(records, problem.sizes[i])):
-            node = _Node(problem, i, n)
+            node = ChangedNode(problem, i, n)
             changes = [("label-flip", node.x, -node.y), ("feature-move", -node.x, node.y)]
             if free_point:
                 changes += [("free point, label kept", None, node.y), ("free point, label flipped", None, -node.y)]
@@ -175,17 +157,16 @@ def worst_case(mechanism: ReferenceMechanism, problem: ConsensusProblem, *, reco
                 total, per_step, argmax = 0.0, np.zeros(mechanism.iterations), np.zeros((mechanism.iterations, d))
                 point = x_new
                 if x_new is None:  # optimise x' jointly with f, at the first noisy step's constants
-                    t0, a0, s0, k0 = steps[0]
-                    _, v = _maximise(lambda v: _step_value(mechanism.name, node, v[:d], _ball(v[d:]), y_new, a0, s0, k0),
+                    _, v = _maximise(lambda v: release.step_value(node, v[:d], _ball(v[d:]), y_new, steps[0]),
                                      d, rng, starts, extra=d)
                     point = _ball(v[d:])
                 cache: dict[tuple[float, float, float], tuple[float, np.ndarray]] = {}
-                for t, alpha, s, curvature in steps:
-                    key = (alpha, s, curvature)
+                for step in steps:
+                    key = (step.alpha, step.s, step.curvature)
                     if key not in cache:
-                        cache[key] = _maximise(lambda f: _step_value(mechanism.name, node, f, point, y_new,
-                                                                     alpha, s, curvature), d, rng, starts)
-                    per_step[t], argmax[t] = cache[key]
+                        cache[key] = _maximise(lambda f: release.step_value(node, f, point, y_new, step), d, rng,
+                                               starts)
+                    per_step[step.t], argmax[step.t] = cache[key]
                     total += cache[key][0]
                 if best is None or total > best.value:
                     best = WorstCase(total, Change(i, n, kind, np.asarray(point, float), float(y_new)), per_step,
@@ -194,15 +175,19 @@ def worst_case(mechanism: ReferenceMechanism, problem: ConsensusProblem, *, reco
 
 
 def worst_transcript(mechanism: ReferenceMechanism, problem: ConsensusProblem, worst: WorstCase) -> np.ndarray:
-    """A one-step (T = 1) transcript of PP/DVP/R-ADMM attaining ``worst.per_step[0]``: node i
-    releases the maximiser f* with zero recovered noise, made so by the neighbours' f(0).
+    """A one-step (T = 1) transcript attaining ``worst.per_step[0]``, from the mechanism's release (refused where
+    the release has none: PVP's is m(D) + ε)."""
+    i = worst.change.node
+    return released_by(mechanism).attaining_transcript(mechanism, problem, i, worst.argmax_f[0])
+
+
+def objective_step_transcript(mechanism: ReferenceMechanism, problem: ConsensusProblem, i: int, f_star: np.ndarray,
+                              step) -> np.ndarray:
+    """Node i releases the maximiser f* with zero recovered noise, made so by the neighbours' f(0) (PP/DVP/R-ADMM).
 
     With λ(0) = 0, f_i(0) = 0 and every other f_j(0) = 0 but one neighbour k, the KKT
     condition gives ε(D) = 0 when η f_k(0) = ∇O(f*; D_i) + 2ηV_i f* (PP: η = η_i(1))."""
-    if mechanism.name == "pvp":
-        raise InvalidConfiguration("worst_transcript covers PP, DVP and R-ADMM (PVP's release is m(D) + ε)")
-    i, f_star = worst.change.node, worst.argmax_f[0]
-    _, _, s, curvature = _steps(mechanism, i)[0]
+    curvature = step.curvature
     eta = curvature / (2 * mechanism.network.degrees[i])
     k = int(np.flatnonzero(mechanism.network.adjacency[i])[0])
     transcript = np.zeros((2, problem.nodes, problem.dim))
