@@ -675,8 +675,8 @@ def _command_audit(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if target == "code":
         result, extra = run_audit(_audit_config(CodeAuditConfig, flags), progress=progress), {}
-    elif target == "dp-sharing":
-        return _command_sharing_audit(args, flags, progress)
+    elif REGISTRY.mechanism(target).family == "sharing":
+        return _command_sharing_audit(args, flags | {"mechanism": target}, progress)
     elif REGISTRY.mechanism(target).family == "online":
         return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
     else:

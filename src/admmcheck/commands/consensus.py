@@ -66,9 +66,10 @@ class RunConfig(ProblemSetting):
     def __post_init__(self) -> None:
         super().__post_init__()
         one_of("algorithm", self.algorithm, consensus_algorithms())
-        if self.algorithm != "madmm" and (len(self.eta) != 1 or self.growth != (1.0,)):
-            raise InvalidConfiguration(
-                f"{self.algorithm} takes one eta and no growth (per-node schedules are madmm's)", parameter="eta")
+        if "growth" not in REGISTRY[self.algorithm].parameters and (len(self.eta) != 1 or self.growth != (1.0,)):
+            scheduled = ", ".join(name for name in consensus_algorithms() if "growth" in REGISTRY[name].parameters)
+            raise InvalidConfiguration(f"{self.algorithm} takes one eta and no growth (per-node schedules are those "
+                                       f"of {scheduled})", parameter="eta")
         for name in ("eta", "growth"):
             values = getattr(self, name)
             if len(values) not in (1, self.nodes):

@@ -8,7 +8,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
@@ -42,7 +41,8 @@ class DpsdaRunConfig:
 
     def __post_init__(self) -> None:
         if self.algorithm not in REGISTRY.names("online"):
-            raise InvalidConfiguration(f"unknown algorithm {self.algorithm!r}; choose dpsda-c or dpsda-ps")
+            raise InvalidConfiguration(f"unknown algorithm {self.algorithm!r}; choose one of "
+                                       f"{', '.join(REGISTRY.names('online'))}", parameter="algorithm")
         for name in ("nodes", "dim", "iterations", "window", "trials"):
             positive_int(name, getattr(self, name))
         non_negative_int("seed", self.seed)
@@ -57,7 +57,7 @@ class DpsdaRunConfig:
 def _setting(config):
     problem = online_linear_regression(rounds=config.iterations, dim=config.dim, nodes=config.nodes, seed=config.seed)
     graphs = random_sequence(config.nodes, config.iterations, config.window, config.seed,
-                             directed=config.algorithm == "dpsda-ps", weights=config.weights)
+                             directed=REGISTRY.mechanism(config.algorithm).push_sum, weights=config.weights)
     return problem, graphs
 
 
@@ -71,8 +71,9 @@ def execute_dpsda(config: DpsdaRunConfig) -> dict[str, object]:
     """Run ``trials`` runs and report the pseudo-regret (3), the running-average regret (19) and
     the bound of Theorem 3/5."""
     problem, graphs = _setting(config)
-    claims = REGISTRY.mechanism(config.algorithm).claim(problem, graphs, config)
-    run = (run_dpsda_ps if config.algorithm == "dpsda-ps" else run_dpsda_c)(
+    spec = REGISTRY.mechanism(config.algorithm)
+    claims = spec.claim(problem, graphs, config)
+    run = spec.run(
         problem, graphs=graphs, sigma=claims.sigma, gradient_noise=config.gradient_noise, iterations=config.iterations,
         seeds=np.random.SeedSequence(config.seed).spawn(config.trials))
     T = config.iterations
@@ -154,9 +155,9 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     problem = online_linear_regression(rounds=config.iterations, dim=config.nodes, nodes=config.nodes,
                                        seed=config.seed)
     graphs = random_sequence(config.nodes, config.iterations, config.window, config.seed,
-                             directed=config.algorithm == "dpsda-ps")
+                             directed=spec.push_sum)
     claims = spec.claim(problem, graphs, config)  # noise-free gradients: config.gradient_noise is 0
-    mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=config.algorithm == "dpsda-ps")
+    mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=spec.push_sum)
     kind = spec.neighbour_kinds[0]
     result = audit_registered(spec, mechanism, problem, kind, config.changed_round, PrivacyClaim(claims.epsilon_total),
                               config.settings.but(randomness="seeded"), config.neighbour_search, progress)  # our code

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.search import SearchSettings
 from admmcheck.audit.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
@@ -18,7 +17,7 @@ from admmcheck.output import output_file, write_atomic
 from admmcheck.privacy.sharing import SharingPrivacy
 from admmcheck.problems.sharing import SharingProblem, split_columns
 from admmcheck.runs import describe_seed
-from admmcheck.validation import non_negative_int, positive_int, real
+from admmcheck.validation import non_negative_int, one_of, positive_int, real
 
 
 
@@ -61,13 +60,13 @@ def build_sharing_problem(config: SharingRunConfig) -> SharingProblem:
     data = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim,
                            drop_first=True)  # Adult one-hot blocks need reference coding for full rank
     return split_columns(data.features, data.labels, config.parties, config.lam,
-                         normalise_rows=config.algorithm == "dp-sharing")
+                         normalise_rows=REGISTRY[config.algorithm].private)  # the private one's Assumption 2.3
 
 
 def privacy_of(problem: SharingProblem, config: SharingRunConfig) -> SharingPrivacy:
-    """The paper's claim (Lemma 1, Thm 1, Cor. 1) for this problem and configuration (dp-sharing's
-    registered claim)."""
-    return REGISTRY.mechanism("dp-sharing").claim(problem.widths, config)
+    """The paper's claim (Lemma 1, Thm 1, Cor. 1) for this problem and configuration (the registered claim of
+    ``config.algorithm``, which must be private)."""
+    return REGISTRY.mechanism(config.algorithm).claim(problem.widths, config)
 
 
 def execute_sharing(config: SharingRunConfig, export_problem: str | Path | None = None) -> dict[str, object]:
@@ -80,13 +79,10 @@ def execute_sharing(config: SharingRunConfig, export_problem: str | Path | None 
                                                      lam=problem.lam, rho=config.rho))
     optimum = sharing_optimum(problem)
     seeds = [np.random.SeedSequence(config.seed)]
-    privacy = None
-    if config.algorithm == "sharing":
-        run = run_sharing(problem, rho=config.rho, iterations=config.iterations, seeds=seeds, reference=optimum)
-    else:
-        privacy = privacy_of(problem, config)
-        run = run_dp_sharing(problem, rho=config.rho, sigma=np.array(privacy.sigma), iterations=config.iterations,
-                             seeds=seeds, reference=optimum)
+    spec = REGISTRY[config.algorithm]
+    privacy = privacy_of(problem, config) if spec.private else None  # the private one draws Theorem 1's sigma
+    noise = {} if privacy is None else {"sigma": np.array(privacy.sigma)}
+    run = spec.run(problem, rho=config.rho, iterations=config.iterations, seeds=seeds, reference=optimum, **noise)
     shared = run.extras["shared"][0, -1]
     summary: dict[str, object] = {
         "algorithm": config.algorithm, "dataset": config.dataset, "parties": problem.parties,
@@ -173,6 +169,7 @@ class SharingAuditConfig:
     at ``row = (party, row)`` when given, else where the neighbour search finds them (budget
     ``neighbour_search``, default the registered one)."""
 
+    mechanism: str = "dp-sharing"
     parties: int = 2
     samples: int = 40
     dim: int = 6
@@ -191,15 +188,17 @@ class SharingAuditConfig:
     settings: AuditSettings | None = None
     neighbour_search: SearchSettings | None = None
 
-    FLAG_NAMES = {"neighbours": "--neighbour-kind", "samples": "--rows", "delta_prime": "--delta-prime"}
+    FLAG_NAMES = {"mechanism": "MECHANISM", "neighbours": "--neighbour-kind", "samples": "--rows",
+                  "delta_prime": "--delta-prime"}
 
     def __post_init__(self) -> None:
         for name in ("parties", "samples", "dim", "iterations"):
             positive_int(name, getattr(self, name))
-        spec = REGISTRY.mechanism("dp-sharing")
+        one_of("mechanism", self.mechanism, REGISTRY.names("sharing", private=True))
+        spec = REGISTRY.mechanism(self.mechanism)
         if self.neighbours not in spec.neighbour_kinds:
             raise InvalidConfiguration(f"neighbours={self.neighbours!r}: choose {' or '.join(spec.neighbour_kinds)} "
-                                       "for dp-sharing", parameter="neighbours")
+                                       f"for {self.mechanism}", parameter="neighbours")
         if self.settings is None:
             object.__setattr__(self, "settings", spec.audit.but(seed=self.seed))
         if self.neighbour_search is None:
@@ -213,11 +212,11 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     from admmcheck.commands.audit import audit_registered, audited_place
     from admmcheck.mechanisms.sharing import SharingMechanism
 
-    spec = REGISTRY.mechanism("dp-sharing")
+    spec = REGISTRY.mechanism(config.mechanism)
     data = dataset_by_name("synthetic", seed=config.seed, samples=config.samples, dim=config.dim)
     problem = split_columns(data.features, data.labels, config.parties, config.lam, normalise_rows=True)
     claim = spec.claim(problem.widths, config)
-    mechanism = SharingMechanism(config.rho, claim.sigma, config.iterations)
+    mechanism = SharingMechanism(config.rho, claim.sigma, config.iterations, name=spec.name, run=spec.run)
     result = audit_registered(spec, mechanism, problem, config.neighbours, config.row,
                               PrivacyClaim(min(claim.epsilon_total, claim.basic[0]),
                                            min(claim.delta_total, claim.basic[1])),

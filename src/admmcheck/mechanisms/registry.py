@@ -146,6 +146,22 @@ class MechanismSpec(AlgorithmSpec):
                                   release=self.release)
 
 
+@dataclass(frozen=True)
+class OnlineSpec(MechanismSpec):
+    """A private online mechanism over a time-varying graph sequence (the DPSDA paper's family): ``push_sum``
+    True where its graphs are directed and it runs push-sum (DPSDA-PS, Alg. 2; False: DPSDA-C, Alg. 1, doubly
+    stochastic weights). Its ``run`` takes ``graphs``, ``sigma``, ``gradient_noise``, ``iterations`` and
+    ``seeds``."""
+
+    push_sum: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.family != "online":
+            raise InvalidConfiguration(f"{self.name}: an OnlineSpec is of family online, not {self.family}",
+                                       parameter="family")
+
+
 class Registry(Mapping[str, AlgorithmSpec]):
     """Algorithms and mechanisms by name, in the order they were registered: the built-ins, then what installed
     packages register through the entry-point group ``admmcheck.plugins`` (read on the first lookup,
@@ -385,14 +401,14 @@ register(MechanismSpec(
                                else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded"),
     search=SearchSettings(candidates=20, samples=1_000)))  # a candidate costs 0.6 s to screen: 20 of the 80 rows
-for _name, _run, _theorem in (("dpsda-c", run_dpsda_c, "DPSDA Theorems 2-3"), ("dpsda-ps", run_dpsda_ps,
-                                                                                 "DPSDA Theorems 4-5")):
-    register(MechanismSpec(
-        _name, "online", f"{_name.upper()} (DPSDA paper Alg. {1 if _name == 'dpsda-c' else 2})", _run,
+for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA Theorems 2-3"),
+                                          ("dpsda-ps", run_dpsda_ps, 2, "DPSDA Theorems 4-5")):
+    register(OnlineSpec(
+        _name, "online", f"{_name.upper()} (DPSDA paper Alg. {_algorithm})", _run,
         theorem=_theorem,
         claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
         candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
-        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss))
+        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss, push_sum=_algorithm == 2))
 
 REGISTRY.seal_builtins()

@@ -26,6 +26,7 @@ Gaussian log-density ratio where both supports hold it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
@@ -40,19 +41,22 @@ SUPPORT_TOL = 1e-8  # relative distance from a column space that counts as "on i
 @dataclass(frozen=True, eq=False)
 class SharingMechanism(BatchedRunMechanism):
     """DP sharing with penalty ``rho``, noise ``sigma`` (one per party) for ``iterations`` steps:
-    releases every D_m x̃_m^t, t = 1..T, flattened (T·M·N numbers)."""
+    releases every D_m x̃_m^t, t = 1..T, flattened (T·M·N numbers). ``run`` is the registered algorithm
+    ``name`` (default: the paper's, (10)); a variant's run takes the same arguments and returns the same extras."""
 
     rho: float
     sigma: tuple[float, ...]
     iterations: int
     tol: float = 1e-10
+    name: str = "dp-sharing"
+    run: Callable[..., Any] = run_dp_sharing
 
     @property
     def __name__(self) -> str:
-        return "reference:dp-sharing"
+        return f"reference:{self.name}"
 
     def batch_run(self, problem: SharingProblem, seeds):
-        return run_dp_sharing(problem, rho=self.rho, sigma=np.array(self.sigma), iterations=self.iterations,
+        return self.run(problem, rho=self.rho, sigma=np.array(self.sigma), iterations=self.iterations,
                               seeds=seeds, tol=self.tol)
 
     def released(self, run) -> np.ndarray:
