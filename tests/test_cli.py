@@ -99,6 +99,26 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     assert main(["report", str(first / "report.json")]) == 0 and (first / "report.html").exists()
 
 
+def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(capsys, tmp_path):
+    """Issue 52: ``verify --only NAME[,NAME...]``. DPSDA-PS alone gives its two verdicts, the very regret of
+    ``admmcheck run dpsda-ps`` with the smoke profile's rounds; an unknown name, and a private mechanism no check
+    covers (registered without report=True), are refused before any work, with what to do."""
+    from admmcheck.commands.online import DpsdaRunConfig, execute_dpsda
+
+    assert main(["verify", "--profile", "smoke", "--only", "dpsda-ps", "--out", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(v["algorithm"], v["check"]) for v in out["verdicts"]] == [
+        ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)"), ("dpsda-ps", "preconditions the proofs use")]
+    alone = execute_dpsda(DpsdaRunConfig(algorithm="dpsda-ps", iterations=100, trials=3, seed=0))
+    assert out["verdicts"][0]["value"] == alone["regret"]
+    assert main(["verify", "--only", "pp,nope", "--out", str(tmp_path)]) == 2
+    assert "--only pp,nope: no registered name nope; choose among admm," in capsys.readouterr().err
+    assert main(["verify", "--only", "pvp", "--out", str(tmp_path)]) == 2
+    assert "verify checks a private mechanism registered with report=True" in capsys.readouterr().err
+    assert main(["verify", "--only", "pp,", "--out", str(tmp_path)]) == 2
+    assert "give registered names separated by commas" in capsys.readouterr().err
+
+
 def test_console_script_entry_point():
     result = subprocess.run(
         [sys.executable, "-m", "admmcheck.cli", "run", "admm", "--iterations", "5", "--json"],

@@ -218,7 +218,7 @@ def test_the_reports_dpsda_audit_bounds_a_released_round():
     """The verification report's DPSDA-C audit (searched, T = 2): its exact worst loss is round 1's,
     by hand Σ_i n|∂_i f_1(0) − ∂_i f′_1(0)|/σ = 4n|b|‖a‖₁/σ (h(2) is the only message f_1 moves, and
     z(2; F) − z(2; F′) = n E_i (u_i − u′_i) at y = 0 whatever the history), not round 2's 0."""
-    from admmcheck.report.collect import Profile, collect
+    from admmcheck.commands.verify import Profile, collect
 
     profile = Profile("tiny", iterations=10, audit_samples=2_000, white_samples=100, attack_trials=5, dpsda_rounds=10,
                       experiment_iterations=5, experiment_runs=2, workers=2)

@@ -67,3 +67,13 @@ def test_the_check_finds_a_forbidden_import():
     graph = import_graph()
     graph.add_edge("admmcheck.audit.events", "admmcheck.setting")  # as if the engine built a problem
     assert "admmcheck.problems" in _reaches(graph, "admmcheck.audit")
+
+
+def test_the_report_reads_results_and_runs_nothing():
+    """Issue 52: the report layer imported the command layer 23 times (it ran the whole verification itself); now
+    ``admmcheck.commands.verify`` runs it and the report only holds and renders what it is given."""
+    graph = import_graph()
+    reached = {target: path for target, path in _reaches(graph, "admmcheck.report").items()
+               if target.startswith(("admmcheck.commands", "admmcheck.cli"))}
+    assert reached == {}
+    assert graph.has_edge("admmcheck.commands.verify", "admmcheck.report.model")

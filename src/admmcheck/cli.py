@@ -52,7 +52,8 @@ from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, output_folder, to_json
-from admmcheck.report import PROFILES, collect, render
+from admmcheck.commands.verify import PROFILES, collect
+from admmcheck.report import render
 from admmcheck.schedules import describe_schedule, parse_schedule
 from admmcheck.validation import config_from_flags, positive_int, said_as_flag
 
@@ -148,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--iterations", type=_POSITIVE_INT, default=None,
                         help="iterations per convergence run (default: the profile's, 200 for quick)")
     verify.add_argument("--json", action="store_true", help="print report.json instead of the verdict table")
+    verify.add_argument("--only", type=_names, default=None, metavar="NAME[,NAME...]",
+                        help="check only these registered algorithms and mechanisms (admmcheck plugins lists them; "
+                             "a mechanism is checked when registered with report=True)")
 
     plugins = command("plugins", "list every registered algorithm and mechanism with the package it comes from "
                       "(admmcheck's own, or an installed plugin's: entry-point group admmcheck.plugins), and the "
@@ -447,6 +451,14 @@ def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
     _option(parser, "--dim", defaults.dim, "synthetic: feature dimension", type=int)
 
 
+def _names(text: str) -> tuple[str, ...]:
+    """``--only pp,dvp``: the comma-separated names, each non-empty."""
+    names = tuple(name.strip() for name in text.split(","))
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"{text!r}: give registered names separated by commas, e.g. pp,dvp")
+    return names
+
+
 def _flags(args: argparse.Namespace) -> dict[str, object]:
     """The configuration fields the user typed (and the positional choice)."""
     return {name: value for name, value in vars(args).items() if name not in OUTPUT_FLAGS}
@@ -460,7 +472,8 @@ def _command_verify(args: argparse.Namespace) -> int:
         raise InvalidConfiguration(f"--seed {args.seed} must be >= 0")
     output_folder(args.out, "--out")  # fail before the work, not after it
     say = (lambda message: print(f"admmcheck verify: {message} ...", file=sys.stderr)) if sys.stderr.isatty() else None
-    report = collect(profile, seed=args.seed, progress=say, command_line="admmcheck " + " ".join(sys.argv[1:]))
+    report = collect(profile, seed=args.seed, progress=say, command_line="admmcheck " + " ".join(sys.argv[1:]),
+                     only=args.only)
     paths = render(report, args.out)
     if args.json:
         print(to_json(report.to_dict() | {"files": {k: str(v) for k, v in paths.items()}}))

@@ -39,6 +39,7 @@ from admmcheck.privacy import pp_bound, radmm_bound
 from admmcheck.privacy.dpsda import dpsda_claims
 from admmcheck.privacy.sharing import sharing_bound
 from admmcheck.schedules import GeometricSchedule, schedule_table
+from admmcheck.sharing_experiment import tradeoff_figure
 
 FAMILIES = ("consensus", "sharing", "online")
 
@@ -84,7 +85,12 @@ class MechanismSpec(AlgorithmSpec):
     ``influences(where, iterations)`` says whether that change can move what a run of ``iterations``
     releases (default: every place, as a record or row enters every step; DPSDA's last round enters
     nothing released): the neighbour search screens only the places that can (:meth:`candidate_pairs`).
-    ``place(where, kind)`` names one change in words, and ``search`` is the search's default budget."""
+    ``place(where, kind)`` names one change in words, and ``search`` is the search's default budget.
+    For ``admmcheck verify``: ``first_place`` is the place its audits changed before the neighbour search
+    (configuration field, value, CLI flag: the smoke profile audits it), ``bound_arguments(setting)`` the
+    ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
+    verdicts (keys ``audit``, ``finding``, ``regret``; a default built from its title and theorem otherwise),
+    ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data)."""
 
     theorem: str | None = None
     claim: Callable[..., Any] | None = None
@@ -101,6 +107,10 @@ class MechanismSpec(AlgorithmSpec):
     influences: Callable[[Any, int], bool] = lambda where, iterations: True
     place: Callable[[Any, str], str] = lambda where, kind: f"{where}: {kind}"
     search: SearchSettings = field(default_factory=lambda: SearchSettings(samples=1_000))
+    first_place: tuple[str, Any, str] | None = None
+    bound_arguments: Callable[[Any], str] | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    figures: Mapping[str, Callable[[int], dict[str, object]]] = field(default_factory=dict)
 
     private = True
 
@@ -110,6 +120,12 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "neighbours", _record_pair)
             object.__setattr__(self, "candidates", _every_record)
             object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
+        if self.family == "consensus" and self.first_place is None:
+            object.__setattr__(self, "first_place", ("record", (0, 0), "--record 0:0"))
+        if self.family == "consensus" and self.bound_arguments is None:
+            flags = [name for name in self.parameters if name not in ("alpha", "epsilon")]
+            object.__setattr__(self, "bound_arguments", lambda setting: " ".join(
+                [self.name] + [f"--{name} {getattr(setting, name)}" for name in flags]))
         if self.release is not None:
             if self.family != "consensus":
                 raise InvalidConfiguration(f"{self.name}: release= describes a consensus mechanism's release; a "
@@ -370,13 +386,14 @@ register(MechanismSpec(
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
-    release=PenaltyPerturbation(), report=True))
+    release=PenaltyPerturbation(), report=True, bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
 register(MechanismSpec(
     "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
     ("theta", "alpha"),
     arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1 with eta = theta", claim=lambda b, s, T: pp_bound(b, s.theta, s.alpha, s.theta, T),
-    release=PenaltyPerturbation(penalty="theta"), report=True))
+    release=PenaltyPerturbation(penalty="theta"), report=True,
+    bound_arguments=lambda s: f"pp --eta {s.theta} --theta {s.theta}"))  # Theorem 4.1 at eta = theta
 register(MechanismSpec(
     "pvp", "consensus", "PVP: primal variable perturbation (Zhang & Zhu 2017, M-ADMM paper §4)", run_pvp,
     ("eta", "alpha", "epsilon"),
@@ -389,7 +406,7 @@ register(MechanismSpec(
                          "gamma": s.gamma},
     theorem="R-ADMM Theorem IV.1",
     claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
-    release=RecycledOddSteps(), report=True, section="radmm"))
+    release=RecycledOddSteps(), report=True, section="radmm", bound_arguments=lambda s: f"radmm --eta {s.eta}"))
 register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
 register(MechanismSpec(
     "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,
@@ -400,7 +417,10 @@ register(MechanismSpec(
     place=lambda where, kind: (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
                                else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded"),
-    search=SearchSettings(candidates=20, samples=1_000)))  # a candidate costs 0.6 s to screen: 20 of the 80 rows
+    search=SearchSettings(candidates=20, samples=1_000), report=True, first_place=("row", (0, 0), "--row 0:0"),
+    labels={"audit": "audit against Corollary 1 (black and white box)",
+            "finding": "DP ADMM sharing is not differentially private (Theorem 1)"},
+    figures={"sharing_tradeoff": tradeoff_figure}))  # a candidate costs 0.6 s to screen: 20 of the 80 rows
 for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA Theorems 2-3"),
                                           ("dpsda-ps", run_dpsda_ps, 2, "DPSDA Theorems 4-5")):
     register(OnlineSpec(
@@ -409,6 +429,9 @@ for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA The
         claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
         candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
-        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss, push_sum=_algorithm == 2))
+        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss, push_sum=_algorithm == 2,
+        first_place=("changed_round", 1, "--changed-round 1"), report=_algorithm == 1,  # verify audits DPSDA-C
+        labels={"regret": f"Theorem {1 + 2 * _algorithm}",
+                "audit": "audit of the full transcript against T*epsilon (n=4, T=2)"}))
 
 REGISTRY.seal_builtins()

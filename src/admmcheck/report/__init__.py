@@ -1,7 +1,7 @@
-"""The verification report: collect every check (collect.py), hold it (model.py), render it (render.py)."""
+"""The verification report: hold it (model.py) and render it (render.py); :mod:`admmcheck.commands.verify` runs the
+checks that fill it."""
 
-from admmcheck.report.collect import PROFILES, Profile, collect
 from admmcheck.report.model import Report, Verdict
 from admmcheck.report.render import render
 
-__all__ = ["PROFILES", "Profile", "Report", "Verdict", "collect", "render"]
+__all__ = ["Report", "Verdict", "render"]

@@ -15,6 +15,15 @@ import numpy as np
 LINEAR_BELOW = 1e-6
 
 
+def privacy_curve_figure(curves: dict[str, dict[str, object]]) -> dict[str, object]:
+    """The figure of the black-box (ε, δ) curves (each an audit's ``privacy_curve``, by algorithm) against
+    their claims (drawn by :func:`admmcheck.report.curve_figure.curve_figure`)."""
+    return {"kind": "privacy-curves", "algorithms": list(curves),
+            "title": "black-box lower bound on delta(epsilon) against the theorem's claim (dashed)",
+            "series": {name: {key: curve[key] for key in ("epsilon_grid", "delta_lower_bound", "claimed_delta")}
+                       for name, curve in curves.items()}}
+
+
 def curve_figure(series: dict[str, dict[str, list[float]]], title: str):
     """A matplotlib figure of every ``series`` (label -> {"epsilon_grid", "delta_lower_bound", "claimed_delta"})."""
     import matplotlib

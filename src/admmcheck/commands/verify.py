@@ -1,4 +1,5 @@
-"""Run the whole verification and collect it into a :class:`~admmcheck.report.model.Report`.
+"""``admmcheck verify``: run the whole verification and collect it into a :class:`~admmcheck.report.model.Report`
+(which :mod:`admmcheck.report` holds and renders).
 
 Every check calls the same function its ``admmcheck`` command calls, with the same
 configuration, and records that command, so each verdict can be reproduced alone.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable, Sequence
 
 from admmcheck.convergence import (
@@ -20,6 +22,8 @@ from admmcheck.convergence import (
     verify_case,
 )
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.registry import REGISTRY, OnlineSpec
+from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict, package_versions
 
 
@@ -43,23 +47,22 @@ class Profile:
 
     def neighbours(self, name: str) -> dict[str, object]:
         """The audit configuration's neighbour field for mechanism ``name``: none (the neighbour search,
-        at the mechanism's registered budget), or the hand-picked place in a ``hand_picked`` profile."""
-        return {HAND_PICKED[_family(name)][0]: HAND_PICKED[_family(name)][1]} if self.hand_picked else {}
+        at the mechanism's registered budget), or its registered first place in a ``hand_picked`` profile."""
+        field_name, value, _ = _first_place(name)
+        return {field_name: value} if self.hand_picked else {}
 
     def neighbour_flags(self, name: str) -> str:
         """The ``admmcheck audit`` flags (each followed by a space) that choose the neighbours of :meth:`neighbours`."""
-        return HAND_PICKED[_family(name)][2] + " " if self.hand_picked else ""
+        return _first_place(name)[2] + " " if self.hand_picked else ""
 
 
-#: the place each family's audits changed before the neighbour search: (field, value, flag)
-HAND_PICKED = {"consensus": ("record", (0, 0), "--record 0:0"), "sharing": ("row", (0, 0), "--row 0:0"),
-               "online": ("changed_round", 1, "--changed-round 1")}
-
-
-def _family(name: str) -> str:
-    from admmcheck.mechanisms.registry import REGISTRY
-
-    return REGISTRY.mechanism(name).family
+def _first_place(name: str) -> tuple[str, object, str]:
+    """(configuration field, value, flag) of the place ``name``'s audits changed before the neighbour search."""
+    spec = REGISTRY.mechanism(name)
+    if spec.first_place is None:
+        raise InvalidConfiguration(f"{name} names no first place for the smoke profile's audit; register "
+                                   "first_place=(field, value, flag)", parameter="first_place")
+    return spec.first_place
 
 
 PROFILES = {
@@ -83,6 +86,41 @@ CONVERGENCE_COMMANDS = {
 }
 
 
+class Selection:
+    """Which registered names ``admmcheck verify --only`` checks (``names`` None: all), and which of them a check
+    has covered so far: a name asked for that no check covers is refused, not passed over in silence."""
+
+    def __init__(self, names: Sequence[str] | None = None):
+        if names is not None:
+            unknown = [name for name in names if name not in REGISTRY]
+            if unknown or not names:
+                what = f"no registered name {', '.join(unknown)}" if unknown else "no name"
+                raise InvalidConfiguration(f"--only {','.join(names)}: {what}; choose among {', '.join(REGISTRY)}",
+                                           parameter="only")
+            silent = [name for name in names if REGISTRY[name].private and not REGISTRY.mechanism(name).report
+                      and not isinstance(REGISTRY[name], OnlineSpec)]
+            if silent:
+                raise InvalidConfiguration(f"--only {', '.join(silent)}: verify checks a private mechanism registered "
+                                           "with report=True, and these are not; register them so, or audit them with "
+                                           "admmcheck audit", parameter="only")
+        self.names = None if names is None else frozenset(names)
+        self.covered: set[str] = set()
+
+    def has(self, name: str) -> bool:
+        """Whether ``name`` is checked (and, if so, it counts as covered)."""
+        if self.names is not None and name not in self.names:
+            return False
+        self.covered.add(name)
+        return True
+
+    def __call__(self, names: Sequence[str]) -> tuple[str, ...]:
+        """Those of ``names`` that are checked."""
+        return tuple(name for name in names if self.has(name))
+
+    def uncovered(self) -> list[str]:
+        return [] if self.names is None else sorted(self.names - self.covered)
+
+
 def _timed(report: Report, make: Callable[[], Verdict]) -> Verdict:
     started = time.perf_counter()
     verdict = make()
@@ -94,9 +132,10 @@ PARTS = ("convergence", "privacy", "conditions", "sharing", "dpsda", "attack", "
 
 
 def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[[str], None] | None = None,
-            command_line: str = "", parts: Sequence[str] = PARTS) -> Report:
+            command_line: str = "", parts: Sequence[str] = PARTS, only: Sequence[str] | None = None) -> Report:
     """Run every check of the profile (see the module docstring), or only those of ``parts``
-    (names of :data:`PARTS`; "privacy" checks every mechanism registered with ``report=True``)."""
+    (names of :data:`PARTS`; "privacy" checks every mechanism registered with ``report=True``), and of those
+    only the checks of the registered names ``only`` (None: all; a name no check covers is refused)."""
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
         raise InvalidConfiguration(f"parts={unknown!r}: choose among {', '.join(PARTS)}", parameter="parts")
@@ -104,27 +143,34 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
         if profile not in PROFILES:
             raise InvalidConfiguration(f"unknown profile {profile!r}; choose {' or '.join(PROFILES)}")
         profile = PROFILES[profile]
+    select = Selection(only)
     say = progress or (lambda message: None)
     report = Report(profile.name, seed)
     report.reproducibility = {"versions": package_versions(), "seed": seed, "profile": vars(profile),
                               "command_line": command_line}
-    steps = {"convergence": ("convergence against CVXPY", lambda: _convergence(report, profile)),
-             "privacy": ("privacy of the reference mechanisms (bounds, white box, black box)",
-                         lambda: _reference_privacy(report, profile, seed)),
-             "conditions": ("exact convergence conditions", lambda: _conditions(report)),
-             "sharing": ("ADMM sharing", lambda: _sharing(report, profile, seed)),
-             "dpsda": ("DPSDA", lambda: _dpsda(report, profile, seed)),
-             "attack": ("KKT attack", lambda: _attack(report, profile, seed)),
-             "experiments": ("the papers' accuracy/privacy experiments", lambda: _experiments(report, profile, seed))}
-    for part in PARTS:
+    steps = (("convergence", "convergence against CVXPY", lambda: _convergence(report, profile, select)),
+             ("privacy", "privacy of the reference mechanisms (bounds, white box, black box)",
+              lambda: _reference_privacy(report, profile, seed, select)),
+             ("conditions", "exact convergence conditions", lambda: _conditions(report, select)),
+             ("sharing", "ADMM sharing", lambda: _sharing(report, profile, seed, select)),
+             ("dpsda", "DPSDA", lambda: _dpsda(report, profile, seed, select)),
+             ("attack", "KKT attack", lambda: _attack(report, profile, seed, select)),
+             ("experiments", "the papers' accuracy/privacy experiments",
+              lambda: _experiments(report, profile, seed, select)))
+    for part, message, run in steps:  # in the order of PARTS
         if part in parts:
-            message, run = steps[part]
             say(message)
             run()
+    if select.uncovered():
+        raise InvalidConfiguration(f"--only: verify has no check of {', '.join(select.uncovered())} in the parts run "
+                                   f"({', '.join(part for part in PARTS if part in parts)}); a mechanism is checked "
+                                   "when registered with report=True", parameter="only")
     return report
 
 
-def _convergence(report: Report, profile: Profile) -> None:
+def _convergence(report: Report, profile: Profile, select: Selection) -> None:
+    if not select(tuple(dict.fromkeys(algorithm for algorithm, _ in CONVERGENCE_COMMANDS.values()))):
+        return
     T = profile.iterations
     curves = {}
     for case in default_problems():
@@ -134,12 +180,16 @@ def _convergence(report: Report, profile: Profile) -> None:
         seconds = (time.perf_counter() - started) / len(results)
         for result in results:
             algorithm, template = CONVERGENCE_COMMANDS[result.check]
+            if not select.has(algorithm):
+                continue
             command = template.format(ds=dataset, T=T, eta=",".join(map(str, PAPER_ETA1)),
                                       growth=",".join(f"{q:g}" for q in SLOW_GROWTH))
             report.add(Verdict(algorithm, f"{result.check} ({case.name})", "pass" if result.passed else "fail",
                                f"{result.measured:.3e} (threshold {result.threshold:.0e})", command,
                                float(result.measured), {"claim": result.claim}), seconds)
             curves.setdefault(case.name, {})[result.check] = result.measured
+        if not select.has("madmm"):  # the finding is M-ADMM's
+            continue
         finding = paper_schedule_finding(case)  # 200 and 1000 steps: q up to 1.2 overflows beyond ~3,800
         if finding.stalls:
             report.findings.append({
@@ -157,8 +207,6 @@ def _convergence(report: Report, profile: Profile) -> None:
 
 def _convergence_curves(report: Report, profile: Profile) -> None:
     """|relative objective gap| against t for ADMM, M-ADMM and R-ADMM on the synthetic problem."""
-    from functools import partial
-
     from admmcheck.algorithms import run_admm, run_madmm, run_radmm
     from admmcheck.schedules import GeometricSchedule
 
@@ -176,27 +224,22 @@ def _convergence_curves(report: Report, profile: Profile) -> None:
 
 def _audit_settings(name: str, profile: Profile, seed: int, samples: int):
     """The registered audit settings of mechanism ``name`` with this profile's samples and workers."""
-    from admmcheck.mechanisms.registry import REGISTRY
-
     return REGISTRY.mechanism(name).audit.but(samples=samples, seed=seed, workers=profile.workers)
 
 
-def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
+def _reference_privacy(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
     from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
-    from admmcheck.mechanisms.registry import REGISTRY
-
     bars, profiles, histograms, curves = {}, {}, {}, {}
-    for mechanism in REGISTRY.names("consensus", private=True, report=True):
+    for mechanism in select(REGISTRY.names("consensus", private=True, report=True)):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
                                       settings=_audit_settings(mechanism, profile, seed, profile.audit_samples),
                                       **profile.neighbours(mechanism))
         claim, bound, _, _ = reference_claim(config)
-        step = f"--eta {config.theta} --theta {config.theta}" if name == "dvp" else (
-            f"--eta {config.eta} --theta {config.theta}" if name == "pp" else f"--eta {config.eta}")
+        target, _, step = REGISTRY[mechanism].bound_arguments(config).partition(" ")
         report.add(Verdict(name, "theorem preconditions (Thm 4.1 / IV.1)", "pass" if all(bound["preconditions"].values())
-                           else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {name if name != 'dvp' else 'pp'} "
+                           else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {target} "
                            f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
                            f"{config.alpha} --seed {seed} --json", claim.epsilon,
                            {"preconditions": bound["preconditions"]}), 0.0)
@@ -224,15 +267,6 @@ def _reference_privacy(report: Report, profile: Profile, seed: int) -> None:
     report.figures["privacy_curve"] = privacy_curve_figure(curves)
 
 
-def privacy_curve_figure(curves: dict[str, dict[str, object]]) -> dict[str, object]:
-    """The figure of the black-box (ε, δ) curves (each an audit's ``privacy_curve``, by algorithm) against
-    their claims (drawn by :func:`admmcheck.report.curve_figure.curve_figure`)."""
-    return {"kind": "privacy-curves", "algorithms": list(curves),
-            "title": "black-box lower bound on delta(epsilon) against the theorem's claim (dashed)",
-            "series": {name: {key: curve[key] for key in ("epsilon_grid", "delta_lower_bound", "claimed_delta")}
-                       for name, curve in curves.items()}}
-
-
 def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Verdict:
     white = run_white_box(config, white_type(profile.white_samples, search=True))
     verdict = "violation" if white["verdict"] == "violation" else "pass"
@@ -258,10 +292,11 @@ def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags, cur
                    {"event": result.event, "neighbours": result.search["found"] if result.search else None})
 
 
-def _conditions(report: Report) -> None:
-    from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
+def _conditions(report: Report, select: Selection) -> None:
+    from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
 
-    for theorem in ("madmm", "radmm"):
+    theorems = select(THEOREMS)  # each theorem is named after its algorithm
+    for theorem in theorems:
         def make(theorem=theorem) -> Verdict:
             result = evaluate_conditions(ConditionsConfig(theorem=theorem, dataset="synthetic"))
             failed = [c["name"] for c in result["conditions"] if c["holds"] is not True]
@@ -285,21 +320,22 @@ def _conditions(report: Report) -> None:
                        f"gamma in [{interval['lo_float']:.7g}, {interval['hi_float']:.7g}]" if found else "no gamma >= 0",
                        "admmcheck conditions radmm --graph ring:5 --dataset synthetic --find-gamma --json",
                        interval["hi_float"] if found else None, {"interval": interval})
-    _timed(report, gamma)
+    if select.has("radmm"):  # the gamma of R-ADMM's Theorem III.1
+        _timed(report, gamma)
 
 
-def _sharing(report: Report, profile: Profile, seed: int) -> None:
+def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.sharing import (SharingAuditConfig, SharingConditionsConfig, SharingRunConfig,
-                                        evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
+                                            evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
 
-    def run() -> Verdict:
-        out = execute_sharing(SharingRunConfig(dataset="breast-cancer", parties=2, seed=seed))
+    def run(algorithm: str) -> Verdict:
+        out = execute_sharing(SharingRunConfig(algorithm=algorithm, dataset="breast-cancer", parties=2, seed=seed))
         gap = abs(out["objective_gap"])
-        return Verdict("sharing", "convergence vs CVXPY (breast-cancer, 2 parties)",
+        return Verdict(algorithm, "convergence vs CVXPY (breast-cancer, 2 parties)",
                        "pass" if gap <= GAP_TOLERANCE else "fail", f"{gap:.3e} (threshold 1e-06)",
-                       f"admmcheck run sharing --dataset breast-cancer --parties 2 --seed {seed} --json", gap)
+                       f"admmcheck run {algorithm} --dataset breast-cancer --parties 2 --seed {seed} --json", gap)
 
-    def conditions() -> Verdict:
+    def conditions() -> Verdict:  # the family's Assumption 1.2 / Lemma 4, about every sharing algorithm
         out = evaluate_sharing_conditions(SharingConditionsConfig(dataset="breast-cancer", parties=2, rho="1/1000"))
         low = out["minimal_rho"]["lo_float"]
         return Verdict("sharing", "Assumption 1.2 / Lemma 4 at the rho used (1/1000)",
@@ -307,69 +343,51 @@ def _sharing(report: Report, profile: Profile, seed: int) -> None:
                        f"smallest admissible rho >= {low:.6g}",
                        "admmcheck conditions sharing --dataset breast-cancer --parties 2 --rho 1/1000 --json", low)
 
-    def audit() -> Verdict:
-        samples = min(profile.audit_samples, 5000)
-        out = run_sharing_audit(SharingAuditConfig(seed=seed, white_box=True,
-                                                   settings=_audit_settings("dp-sharing", profile, seed, samples),
-                                                   **profile.neighbours("dp-sharing")))
+    def audit(name: str) -> Verdict:
+        spec, samples = REGISTRY.mechanism(name), min(profile.audit_samples, 5000)
+        out = run_sharing_audit(SharingAuditConfig(mechanism=name, seed=seed, white_box=True,
+                                                   settings=_audit_settings(name, profile, seed, samples),
+                                                   **profile.neighbours(name)))
         violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
+        command = (f"admmcheck audit {name} --white-box --samples {samples} {profile.neighbour_flags(name)}--seed "
+                   f"{seed} --json")
         if violated:
             report.findings.append({
-                "algorithm": "dp-sharing", "title": "DP ADMM sharing is not differentially private (Theorem 1)",
+                "algorithm": name,
+                "title": spec.labels.get("finding", f"{spec.title} is not differentially private ({spec.theorem})"),
                 "evidence": f"event '{out['event']}': {out['p_d0']['count']}/{out['p_d0']['n']} under D, "
                             f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'; "
                             f"{out['white_box']['infinite_fraction']:.0%} of transcripts have infinite loss",
-                "command": f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                           f"{profile.neighbour_flags('dp-sharing')}--seed {seed} --json"})
-        return Verdict("dp-sharing", "audit against Corollary 1 (black and white box)",
+                "command": command})
+        return Verdict(name, spec.labels.get("audit", f"audit against {spec.theorem} (black and white box)"),
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
-                       f"admmcheck audit dp-sharing --white-box --samples {min(profile.audit_samples, 5000)} "
-                       f"{profile.neighbour_flags('dp-sharing')}--seed {seed} --json", float(out["epsilon_lower_bound"]))
+                       command, float(out["epsilon_lower_bound"]))
 
-    for make in (run, conditions, audit):
+    checks = [partial(run, name) for name in select(REGISTRY.names("sharing", private=False))]
+    checks += [conditions] if select(REGISTRY.names("sharing", private=False)) else []
+    checks += [partial(audit, name) for name in select(REGISTRY.names("sharing", private=True, report=True))]
+    for make in checks:
         _timed(report, make)
-    report.figures["sharing_tradeoff"] = _sharing_tradeoff(seed)
+    for name in select(REGISTRY.names("sharing", private=True, report=True)):
+        for key, figure in REGISTRY.mechanism(name).figures.items():  # e.g. the paper's own trade-off
+            report.figures[key] = figure(seed)
 
 
-def _sharing_tradeoff(seed: int) -> dict[str, object]:
-    """The sharing paper's DP trade-off (§5, Fig. 3) on breast-cancer: test log-loss of DP ADMM
-    sharing (2 parties, rho = 1e-3, 50 epochs, rows normalised per block, Theorem 1's sigma at
-    delta = 1e-5; mean of 3 runs) against epsilon, and the noiseless run."""
-    import numpy as np
-
-    from admmcheck.algorithms.sharing import run_sharing
-    from admmcheck.datasets import breast_cancer
-    from admmcheck.problems.sharing import split_columns
-    from admmcheck.sharing_experiment import HeldOut, privacy_tradeoff
-
-    data = breast_cancer()
-    order = np.random.default_rng(seed).permutation(data.samples)
-    features, labels = data.features[order], data.labels[order]
-    train_rows = int(0.8 * data.samples)
-    problem = split_columns(features[:train_rows], labels[:train_rows], 2, 1e-3, normalise_rows=True)
-    test = HeldOut.normalised(features[train_rows:], labels[train_rows:], problem.widths)
-    epsilons = [0.1, 0.5, 1.0, 5.0]
-    rows = privacy_tradeoff(problem, test, 1e-3, 50, epsilons, trials=3)
-    noiseless = float(test.log_loss(run_sharing(problem, rho=1e-3, iterations=50, seeds=[0]).primal[0, -1, 0]))
-    return {"kind": "xy", "log": True, "xlabel": "claimed epsilon of each run (Theorem 1, delta = 1e-5)",
-            "ylabel": "test log-loss", "algorithms": ["dp-sharing"],
-            "title": "DP ADMM sharing: test log-loss against epsilon (breast-cancer, 2 parties, 50 epochs)",
-            "series": {"DP sharing (mean of 3)": {"x": epsilons, "y": [r["test_loss_mean"] for r in rows]},
-                       "noiseless": {"x": epsilons, "y": [noiseless] * len(epsilons)}}}
-
-
-def _dpsda(report: Report, profile: Profile, seed: int) -> None:
+def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.online import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary, execute_dpsda,
-                                       run_dpsda_audit)
+                                           run_dpsda_audit)
 
+    algorithms = select(REGISTRY.names("online"))
     regrets = {}
-    for algorithm in ("dpsda-c", "dpsda-ps"):
-        def regret(algorithm=algorithm) -> Verdict:
+    for algorithm in algorithms:
+        labels = REGISTRY.mechanism(algorithm).labels
+
+        def regret(algorithm=algorithm, theorem=labels.get("regret", REGISTRY[algorithm].theorem)) -> Verdict:
             out = execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3,
                                                seed=seed))
             regrets[algorithm] = {"regret": out["regret"], "bound": out["regret_bound"]}
-            return Verdict(algorithm, f"regret <= Theorem {'3' if algorithm == 'dpsda-c' else '5'} bound (eps = inf)",
+            return Verdict(algorithm, f"regret <= {theorem} bound (eps = inf)",
                            "pass" if out["regret_within_bound"] else "fail",
                            f"regret {out['regret']:.1f} vs bound {out['regret_bound']:.3g}",
                            f"admmcheck run {algorithm} --iterations {profile.dpsda_rounds} --trials 3 --seed {seed} "
@@ -385,22 +403,26 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
         _timed(report, regret)
         _timed(report, preconditions)
 
-    def audit() -> Verdict:
-        out = run_dpsda_audit(DpsdaAuditConfig(seed=seed, white_box=True, settings=_audit_settings(
-            "dpsda-c", profile, seed, profile.audit_samples), **profile.neighbours("dpsda-c")))
+    def audit(name: str) -> Verdict:
+        out = run_dpsda_audit(DpsdaAuditConfig(algorithm=name, seed=seed, white_box=True, settings=_audit_settings(
+            name, profile, seed, profile.audit_samples), **profile.neighbours(name)))
         white = out["white_box"]
         violated = out["verdict"] == "violation" or white["verdict"] == "violation"
-        return Verdict("dpsda-c", "audit of the full transcript against T*epsilon (n=4, T=2)",
+        return Verdict(name, REGISTRY.mechanism(name).labels.get("audit", "audit of the full transcript against "
+                                                                          "T*epsilon"),
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.4f}; exact worst {white['worst_case']:.4f} "
                        f"vs claim {white['claimed_epsilon_total']:g}",
-                       f"admmcheck audit dpsda-c --white-box --samples {profile.audit_samples} "
-                       f"{profile.neighbour_flags('dpsda-c')}--seed {seed} --json",
+                       f"admmcheck audit {name} --white-box --samples {profile.audit_samples} "
+                       f"{profile.neighbour_flags(name)}--seed {seed} --json",
                        float(white["worst_case"]), {"neighbours": out["neighbours"]})
-    _timed(report, audit)
+    for name in select(REGISTRY.names("online", report=True)):
+        _timed(report, partial(audit, name))
+    if not algorithms:
+        return
     epsilons = [0.2, 0.5, 1.0, 2.0, 5.0]
     series = {}
-    for algorithm in ("dpsda-c", "dpsda-ps"):  # the noiseless line is the regret verdict's run (eps = inf)
+    for algorithm in algorithms:  # the noiseless line is the regret verdict's run (eps = inf)
         series[algorithm] = {"x": epsilons, "y": [
             execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3, epsilon=e,
                                          seed=seed))["regret_over_T"] for e in epsilons]}
@@ -409,13 +431,16 @@ def _dpsda(report: Report, profile: Profile, seed: int) -> None:
     report.figures["dpsda_tradeoff"] = {
         "kind": "xy", "log": True, "xlabel": "epsilon per round (Lemma 1's sigma)", "ylabel": "regret(T) / T",
         "title": f"DPSDA: regret/T against epsilon (§6.1 linear regression, T = {profile.dpsda_rounds}, 3 runs)",
-        "series": series, "algorithms": ["dpsda-c", "dpsda-ps"]}
+        "series": series, "algorithms": list(algorithms)}
     report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets,
-                               "algorithms": ["dpsda-c", "dpsda-ps"]}
+                               "algorithms": list(algorithms)}
 
 
-def _attack(report: Report, profile: Profile, seed: int) -> None:
+def _attack(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.attack import AttackConfig, run_attack
+
+    if not select.has("pp"):  # Appendix E attacks PP's released iterates
+        return
 
     def make() -> Verdict:
         public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
@@ -436,7 +461,7 @@ EXPERIMENT_ALGORITHM = {"madmm-fig1": "madmm", "madmm-fig2": "pp", "madmm-fig3":
                         "radmm-fig1": "radmm", "radmm-fig2": "radmm", "radmm-fig3": "radmm"}
 
 
-def _experiments(report: Report, profile: Profile, seed: int) -> None:
+def _experiments(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     """The papers' figures with each paper's claim about its figure tested
     (:func:`admmcheck.experiments.paper_claim`): the convergence and accuracy/privacy figures on
     the default setting (breast-cancer, ring:5; the convergence ones noiseless, one run), and in
@@ -445,7 +470,7 @@ def _experiments(report: Report, profile: Profile, seed: int) -> None:
     from admmcheck.commands.consensus import ExperimentConfig, experiment_of
 
     for name in EXPERIMENTS:
-        if name in LARGE_NETWORK and not profile.large_experiments:
+        if name in LARGE_NETWORK and not profile.large_experiments or not select.has(EXPERIMENT_ALGORITHM[name]):
             continue
 
         def make(name=name) -> Verdict:
