@@ -24,9 +24,8 @@ REGISTRY_FILE = SOURCE / "mechanisms" / "registry.py"
 #: capability of the spec (item 1) still have to remove.
 STILL_TO_GO = {
     # OLD_NAMES, `radmm` still accepted for `private-radmm` by bound and audit (a table of spellings, not of
-    # behaviour); the `audit dp-sharing` subcommand's flags, written by hand; and three handlers chosen by family
-    # where the family is spelled like its algorithm (`bound sharing`, `conditions sharing`, the sharing audit)
-    "cli.py": 5,
+    # behaviour), and `conditions sharing`, the sharing family's Assumption 1.2 / Lemma 4
+    "cli.py": 2,
     # `conditions madmm|radmm`: the theorem's own fields and checks (each theorem is named after its algorithm)
     "commands/conditions.py": 3,
 }

@@ -49,7 +49,7 @@ from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number, parse_rational, split_top_level
 from admmcheck.mechanisms.plugins import PluginWarning
-from admmcheck.mechanisms.registry import REGISTRY
+from admmcheck.mechanisms.registry import ONLINE, REGISTRY, SHARING
 from admmcheck.networks import GRAPH_KINDS
 from admmcheck.output import output_file, output_folder, to_json
 from admmcheck.commands.verify import PROFILES, collect
@@ -195,10 +195,12 @@ def _parser() -> argparse.ArgumentParser:
     bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
     bounds = BoundConfig()
     bounded = bound_mechanisms()
-    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + ("sharing",) + REGISTRY.names("online"),
+    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + REGISTRY.names("sharing")
+                       + REGISTRY.names("online"),
                        metavar="MECHANISM", help="; ".join(f"{name}: {REGISTRY[name].theorem}" for name in bounded)
-                       + "; sharing: ADMM-sharing Theorem 1 / Corollary 1; dpsda-c, dpsda-ps: DPSDA Theorems 2-5 "
-                       "(radmm: the old name of private-radmm)")
+                       + "; " + "; ".join(f"{name}: {REGISTRY[name].theorem}"
+                                          for name in REGISTRY.names("sharing", private=True) + REGISTRY.names("online"))
+                       + " (radmm: the old name of private-radmm; sharing: the claim of dp-sharing)")
     _setting_options(bound, bounds)
     _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
             type=_SCHEDULE)
@@ -246,7 +248,8 @@ def _parser() -> argparse.ArgumentParser:
     conditions.add_argument("--json", action="store_true", help="print one JSON object")
 
     audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets: third-party "
-                    "code (audit code) or one of ours (audit pp, dvp, pvp, private-radmm, dp-sharing, dpsda-c, dpsda-ps)")
+                    "code (audit code) or a registered mechanism (audit "
+                    + ", ".join(REGISTRY.names(private=True)) + ")")
     targets = audit.add_subparsers(dest="target", required=True, metavar="TARGET")
 
     def target(name: str, help: str, aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
@@ -323,27 +326,34 @@ def _parser() -> argparse.ArgumentParser:
                     "(.png or .svg)")
 
     sharing_audit = SharingAuditConfig()
-    sub = target("dp-sharing", f"audit {REGISTRY['dp-sharing'].title} against Corollary 1 on a small problem")
-    _audit_settings_options(sub, REGISTRY.mechanism("dp-sharing").audit)
-    for flag, dest, default, text in (("--parties", "parties", sharing_audit.parties, "parties M"),
-                                      ("--rows", "samples", sharing_audit.samples, "synthetic rows"),
-                                      ("--dim", "dim", sharing_audit.dim, "synthetic dimension"),
-                                      ("--iterations", "iterations", sharing_audit.iterations, "iterations T")):
-        _option(sub, flag, default, text, type=int, dest=dest)
-    for flag, default, text in (("--epsilon", sharing_audit.epsilon, "epsilon per iteration that sets sigma "
-                                 "(Theorem 1); the audited claim is Corollary 1's total"),
-                                ("--delta", sharing_audit.delta, "delta per iteration (Theorem 1)"),
-                                ("--delta-prime", sharing_audit.delta_prime, "delta' of Corollary 1"),
-                                ("--rho", sharing_audit.rho, "ADMM penalty rho"), ("--lam", sharing_audit.lam, "lambda"),
-                                ("--c1", sharing_audit.c1, "bound on R_m'' (Assumption 2.2)"),
-                                ("--b1", sharing_audit.b1, "bound b1 of Assumption 2.1")):
-        _option(sub, flag, default, text, type=_NUMBER)
-    _option(sub, "--neighbour-kind", sharing_audit.neighbours, "row (one row of a party moved on the unit sphere) or "
-            "column (column 0 of a party negated)", dest="neighbours")
-    _option(sub, "--row", None, "PARTY:ROW: change this row (default: the neighbour search chooses among every row "
-            "of every party)", type=_place)
-    _search_options(sub, REGISTRY.mechanism("dp-sharing").search)
-    _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts", action="store_true")
+    for name in REGISTRY.names("sharing", private=True):
+        spec = REGISTRY.mechanism(name)
+        sub = target(name, f"audit {spec.title} against its claim ({spec.theorem}) on a small problem")
+        _audit_settings_options(sub, spec.audit)
+        for flag, dest, default, text in (("--parties", "parties", sharing_audit.parties, "parties M"),
+                                          ("--rows", "samples", sharing_audit.samples, "synthetic rows"),
+                                          ("--dim", "dim", sharing_audit.dim, "synthetic dimension"),
+                                          ("--iterations", "iterations", sharing_audit.iterations, "iterations T")):
+            _option(sub, flag, default, text, type=int, dest=dest)
+        for flag, default, text in (("--epsilon", sharing_audit.epsilon, "epsilon per iteration that sets sigma "
+                                     "(dp-sharing: Theorem 1); the audited claim is the total over the iterations"),
+                                    ("--delta", sharing_audit.delta, "delta per iteration"),
+                                    ("--delta-prime", sharing_audit.delta_prime, "delta' of the composition "
+                                     "(dp-sharing: Corollary 1)"),
+                                    ("--rho", sharing_audit.rho, "ADMM penalty rho"),
+                                    ("--lam", sharing_audit.lam, "lambda"),
+                                    ("--c1", sharing_audit.c1, "bound on R_m'' (Assumption 2.2)"),
+                                    ("--b1", sharing_audit.b1, "bound b1 of Assumption 2.1")):
+            _option(sub, flag, default, text, type=_NUMBER)
+        _option(sub, "--neighbour-kind", sharing_audit.neighbours, " or ".join(spec.neighbour_kinds)
+                + " (row: one row of a party moved on the unit sphere; column: column 0 of a party negated)",
+                dest="neighbours")
+        _option(sub, "--row", None, "PARTY:ROW: change this row (default: the neighbour search chooses among every "
+                "row of every party)", type=_place)
+        _search_options(sub, spec.search)
+        if spec.exact_loss is not None:
+            _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts",
+                    action="store_true")
 
     online_audit = DpsdaAuditConfig()
     for name in REGISTRY.names("online", private=True):
@@ -530,7 +540,7 @@ def _command_run(args: argparse.Namespace) -> int:
 
 
 def _command_bound(args: argparse.Namespace) -> int:
-    if args.mechanism == "sharing":
+    if args.mechanism in REGISTRY.names("sharing"):
         return _command_sharing_bound(args)
     if args.mechanism in REGISTRY.names("online"):
         flags = {k: v for k, v in _flags(args).items() if k != "mechanism"}
@@ -581,12 +591,16 @@ def _command_sharing_bound(args: argparse.Namespace) -> int:
         print(to_json(summary))
     else:
         print(f"{summary['theorem']}")
-        for m, (c, sigma) in enumerate(zip(summary["sensitivity"], summary["sigma"])):
-            print(f"  party {m} (d_m = {summary['features'][m]}): sensitivity C = {c:.6g}, sigma = {sigma:.6g}")
-        print(f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
-              f"Corollary 1 ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
-              f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g}), "
-              f"dp-accounting PLD {summary['accountant']['epsilon_pld']:.6g} / RDP {summary['accountant']['epsilon_rdp']:.6g}")
+        for m, sigma in enumerate(summary["sigma"]):
+            sensitivity = f"sensitivity C = {summary['sensitivity'][m]:.6g}, " if "sensitivity" in summary else ""
+            print(f"  party {m} (d_m = {summary['features'][m]}): {sensitivity}sigma = {sigma:.6g}")
+        line = (f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
+                f"claimed ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
+                f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g})")
+        if "accountant" in summary:
+            line += (f", dp-accounting PLD {summary['accountant']['epsilon_pld']:.6g} / RDP "
+                     f"{summary['accountant']['epsilon_rdp']:.6g}")
+        print(line)
         for name, ok in summary["preconditions"].items():
             print(f"  {'holds' if ok else 'FAILS':<6} {name}")
     return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
@@ -688,9 +702,9 @@ def _command_audit(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if target == "code":
         result, extra = run_audit(_audit_config(CodeAuditConfig, flags), progress=progress), {}
-    elif REGISTRY.mechanism(target).family == "sharing":
+    elif REGISTRY.mechanism(target).family == SHARING:
         return _command_sharing_audit(args, flags | {"mechanism": target}, progress)
-    elif REGISTRY.mechanism(target).family == "online":
+    elif REGISTRY.mechanism(target).family == ONLINE:
         return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
     else:
         white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}

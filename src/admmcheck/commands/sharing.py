@@ -125,8 +125,11 @@ class SharingBoundConfig:
 
 
 def evaluate_sharing_bound(config: SharingBoundConfig) -> SharingPrivacy:
-    """Lemma 1, Theorem 1, Corollary 1 and the accountants for ``config`` (dp-sharing's registered claim)."""
-    return REGISTRY.mechanism("dp-sharing").claim(tuple(int(w) for w in config.features), config)
+    """The registered claim of ``config.mechanism`` for party widths ``features`` (dp-sharing's: Lemma 1, Theorem 1,
+    Corollary 1 and the accountants). ``sharing``, the non-private algorithm, stands for the paper's DP version (its
+    old spelling on the command line)."""
+    name = config.mechanism if REGISTRY[config.mechanism].private else "dp-sharing"
+    return REGISTRY.mechanism(name).claim(tuple(int(w) for w in config.features), config)
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from admmcheck.schedules import GeometricSchedule, schedule_table
 from admmcheck.sharing_experiment import tradeoff_figure
 
 FAMILIES = ("consensus", "sharing", "online")
+CONSENSUS, SHARING, ONLINE = FAMILIES
 
 
 @dataclass(frozen=True)
@@ -116,13 +117,13 @@ class MechanismSpec(AlgorithmSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.family == "consensus" and self.neighbours is None:  # both consensus papers: replace one record
+        if self.family == CONSENSUS and self.neighbours is None:  # both consensus papers: replace one record
             object.__setattr__(self, "neighbours", _record_pair)
             object.__setattr__(self, "candidates", _every_record)
             object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
-        if self.family == "consensus" and self.first_place is None:
+        if self.family == CONSENSUS and self.first_place is None:
             object.__setattr__(self, "first_place", ("record", (0, 0), "--record 0:0"))
-        if self.family == "consensus" and self.bound_arguments is None:
+        if self.family == CONSENSUS and self.bound_arguments is None:
             flags = [name for name in self.parameters if name not in ("alpha", "epsilon")]
             object.__setattr__(self, "bound_arguments", lambda setting: " ".join(
                 [self.name] + [f"--{name} {getattr(setting, name)}" for name in flags]))
