@@ -21,30 +21,38 @@ def blocks(page: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", (DOCS / page).read_text(), flags=re.S)
 
 
+EXAMPLE = DOCS.parent / "examples" / "noisy-variants"
+
+
 def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
-    """The guide's private variant is added by one registry entry and runs end to end: run (CLI too),
-    bound, black-box and white-box audit, its verdicts in the report (the page asserts each)."""
+    """The guide's examples run as written, with the example package's variants registered as its entry point
+    registers them (on the path of this process and of the audit's workers): run, bound, black-box and white-box
+    audit, its verdicts in the report (the page asserts each). Its ``py`` blocks are excerpts of the example
+    package, and must be found there word for word."""
     from admmcheck.mechanisms.registry import REGISTRY
 
-    monkeypatch.syspath_prepend(str(tmp_path))  # the guide's own module, for this process and the workers
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    source = EXAMPLE / "src"
+    excerpts = blocks("verify-a-new-algorithm.md", "py")
+    package = "".join(path.read_text() for path in sorted((source / "noisy_variants").glob("*.py")))
+    assert len(excerpts) == 3 and all(excerpt in package for excerpt in excerpts)
+    assert blocks("verify-a-new-algorithm.md", "toml")[0] in (EXAMPLE / "pyproject.toml").read_text()
+    monkeypatch.syspath_prepend(str(source))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")])))
     namespace: dict = {}
     try:
         for code in blocks("verify-a-new-algorithm.md", "python"):
-            module = re.match(r"# file: (\S+)", code)
-            if module:
-                (tmp_path / module.group(1)).write_text(code)
-                continue
             exec(compile(code, "verify-a-new-algorithm.md", "exec"), namespace)  # noqa: S102 - our own docs
         assert namespace["run"].algorithm == "noisy-admm"
-        verdicts = {v.check: v for v in namespace["report"].verdicts if v.algorithm == "noisy-admm"}
+        verdicts = {v.check: v for v in namespace["report"].verdicts}
         assert verdicts["black-box audit against beta"].verdict == "pass"
         assert verdicts["white-box loss <= beta (sampled and searched)"].verdict == "pass"
         assert namespace["bound"]["beta"] == namespace["claim"].epsilon > 0
     finally:
-        if "noisy-admm" in REGISTRY:
-            REGISTRY.unregister("noisy-admm")
-        sys.modules.pop("noisy_admm", None)
+        for name in ("noisy-admm", "clipped-sharing"):
+            if name in REGISTRY.registered():
+                REGISTRY.unregister(name)
+        for module in [name for name in sys.modules if name.startswith("noisy_variants")]:
+            sys.modules.pop(module)
     assert "noisy-admm" not in REGISTRY
 
 

@@ -597,9 +597,10 @@ def _command_sharing_bound(args: argparse.Namespace) -> int:
         line = (f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
                 f"claimed ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
                 f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g})")
-        if "accountant" in summary:
-            line += (f", dp-accounting PLD {summary['accountant']['epsilon_pld']:.6g} / RDP "
-                     f"{summary['accountant']['epsilon_rdp']:.6g}")
+        accounted = [f"{key[len('epsilon_'):].upper()} {value:.6g}" for key, value in summary.get("accountant", {}).items()
+                     if key.startswith("epsilon_")]
+        if accounted:
+            line += ", dp-accounting " + " / ".join(accounted)
         print(line)
         for name, ok in summary["preconditions"].items():
             print(f"  {'holds' if ok else 'FAILS':<6} {name}")
@@ -808,7 +809,7 @@ def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_
 def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
     return _family_audit(
         args, flags, progress, SharingAuditConfig, run_sharing_audit,
-        lambda s: (f"claimed ({s['claimed_epsilon']:.4g}, {s['claimed_delta']:.3g}), Corollary 1 / basic composition "
+        lambda s: (f"claimed ({s['claimed_epsilon']:.4g}, {s['claimed_delta']:.3g}), {s['claim_used']} "
                    f"for sigma = {s['theorem']['sigma']}"),
         lambda w: (f"{w['infinite_fraction']:.1%} of {w['samples']} transcripts have infinite loss; released values lie "
                    f"at relative distance >= {w['off_support_min']:.3g} (median {w['off_support_median']:.3g}) "

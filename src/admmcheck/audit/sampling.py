@@ -784,6 +784,9 @@ class Sampler:
             worker.send(message)
         except WorkerDied as death:  # it died since its last answer
             raise self._died(death) from None
+        except InvalidConfiguration:  # the message cannot be sent (it does not pickle): no worker is left behind
+            self.close()
+            raise
 
     def _died(self, death: WorkerDied, named: str = "") -> MechanismError:
         """A worker's death (or overrun, or broken protocol) as the audit's fault; every worker is stopped."""

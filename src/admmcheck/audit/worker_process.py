@@ -27,7 +27,7 @@ from typing import Any
 from admmcheck.audit.limits import WorkerLimits
 from admmcheck.audit.progress import WRITTEN, Progress, create_file, where
 from admmcheck.audit.channel import MAGIC, PREFIX
-from admmcheck.errors import MechanismError
+from admmcheck.errors import InvalidConfiguration, MechanismError
 
 # Read by BLAS and OpenMP when they load: one thread per worker process, as the engine's own runs use
 # (several workers share the cores; a scikit-learn fit inside a mechanism was 11x slower under load).
@@ -90,7 +90,13 @@ class WorkerProcess:
             self._expected.append(0)
         elif message[0] == "block":
             self._expected.append(self.limits.most_block_bytes(message[1].count))
-        payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, AttributeError, TypeError) as error:
+            raise InvalidConfiguration(
+                f"what the audit sends its worker processes cannot be pickled ({type(error).__name__}: {error}); "
+                "define the mechanism's functions, and those it is registered with, at module level (a lambda or a "
+                "function defined inside another cannot be sent)") from None
         data = memoryview(struct.pack("<Q", len(payload)) + payload)
         try:
             while data:

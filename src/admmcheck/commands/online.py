@@ -157,7 +157,8 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     graphs = random_sequence(config.nodes, config.iterations, config.window, config.seed,
                              directed=spec.push_sum)
     claims = spec.claim(problem, graphs, config)  # noise-free gradients: config.gradient_noise is 0
-    mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=spec.push_sum)
+    mechanism = DpsdaMechanism(graphs, claims.sigma, config.iterations, push_sum=spec.push_sum, name=spec.name,
+                               run=spec.run)
     kind = spec.neighbour_kinds[0]
     result = audit_registered(spec, mechanism, problem, kind, config.changed_round, PrivacyClaim(claims.epsilon_total),
                               config.settings.but(randomness="seeded"), config.neighbour_search, progress)  # our code

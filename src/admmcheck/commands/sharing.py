@@ -199,6 +199,9 @@ class SharingAuditConfig:
             positive_int(name, getattr(self, name))
         one_of("mechanism", self.mechanism, REGISTRY.names("sharing", private=True))
         spec = REGISTRY.mechanism(self.mechanism)
+        if self.white_box and spec.exact_loss is None:
+            raise InvalidConfiguration(f"{self.mechanism} has no exact loss registered (exact_loss=None): audit it "
+                                       "without the white box", parameter="white_box")
         if self.neighbours not in spec.neighbour_kinds:
             raise InvalidConfiguration(f"neighbours={self.neighbours!r}: choose {' or '.join(spec.neighbour_kinds)} "
                                        f"for {self.mechanism}", parameter="neighbours")
@@ -227,7 +230,7 @@ def run_sharing_audit(config: SharingAuditConfig, progress: bool = False) -> dic
     where = audited_place(result, config.row)
     pair = spec.neighbours(problem, where, config.neighbours)
     summary = result.as_dict() | {"theorem": claim.as_dict(), "neighbours": spec.place(where, config.neighbours),
-                                  "claim_used": "the smaller of Corollary 1 and basic composition"}
+                                  "claim_used": f"the smaller of the total of {spec.theorem} and basic composition"}
     if config.white_box:
         run = mechanism.batch_run(pair[0], np.random.SeedSequence([config.seed, 0x5EED]).spawn(config.settings.samples))
         loss = spec.exact_loss(mechanism, pair[0], pair[1], run.extras["shared"])

@@ -238,7 +238,8 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
                                       **profile.neighbours(mechanism))
         claim, bound, _, _ = reference_claim(config)
         target, _, step = REGISTRY[mechanism].bound_arguments(config).partition(" ")
-        report.add(Verdict(name, "theorem preconditions (Thm 4.1 / IV.1)", "pass" if all(bound["preconditions"].values())
+        checked = REGISTRY[mechanism].labels.get("preconditions", f"theorem preconditions ({REGISTRY[mechanism].theorem})")
+        report.add(Verdict(name, checked, "pass" if all(bound["preconditions"].values())
                            else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {target} "
                            f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
                            f"{config.alpha} --seed {seed} --json", claim.epsilon,
@@ -345,21 +346,25 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
 
     def audit(name: str) -> Verdict:
         spec, samples = REGISTRY.mechanism(name), min(profile.audit_samples, 5000)
-        out = run_sharing_audit(SharingAuditConfig(mechanism=name, seed=seed, white_box=True,
+        white_box = spec.exact_loss is not None
+        out = run_sharing_audit(SharingAuditConfig(mechanism=name, seed=seed, white_box=white_box,
                                                    settings=_audit_settings(name, profile, seed, samples),
                                                    **profile.neighbours(name)))
-        violated = out["verdict"] == "violation" or out["white_box"]["verdict"] == "violation"
-        command = (f"admmcheck audit {name} --white-box --samples {samples} {profile.neighbour_flags(name)}--seed "
-                   f"{seed} --json")
+        white = out.get("white_box", {})
+        violated = out["verdict"] == "violation" or white.get("verdict") == "violation"
+        command = (f"admmcheck audit {name}{' --white-box' if white_box else ''} --samples {samples} "
+                   f"{profile.neighbour_flags(name)}--seed {seed} --json")
         if violated:
+            evidence = (f"event '{out['event']}': {out['p_d0']['count']}/{out['p_d0']['n']} under D, "
+                        f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'")
+            if white:
+                evidence += f"; {white['infinite_fraction']:.0%} of transcripts have infinite loss"
             report.findings.append({
                 "algorithm": name,
                 "title": spec.labels.get("finding", f"{spec.title} is not differentially private ({spec.theorem})"),
-                "evidence": f"event '{out['event']}': {out['p_d0']['count']}/{out['p_d0']['n']} under D, "
-                            f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'; "
-                            f"{out['white_box']['infinite_fraction']:.0%} of transcripts have infinite loss",
-                "command": command})
-        return Verdict(name, spec.labels.get("audit", f"audit against {spec.theorem} (black and white box)"),
+                "evidence": evidence, "command": command})
+        return Verdict(name, spec.labels.get("audit", f"audit against {spec.theorem} "
+                                                      f"({'black and white box' if white_box else 'black box'})"),
                        "violation" if violated else "pass",
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
                        command, float(out["epsilon_lower_bound"]))

@@ -19,6 +19,7 @@ f_T moves nothing released (:func:`released_round`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
@@ -32,19 +33,23 @@ from admmcheck.problems.online import OnlineProblem
 @dataclass(frozen=True, eq=False)
 class DpsdaMechanism(BatchedRunMechanism):
     """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` over ``graphs`` for
-    ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened."""
+    ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened. ``run`` is the registered
+    algorithm ``name`` (default: the paper's of ``push_sum``); a variant's run takes the same arguments and
+    returns the same extras."""
 
     graphs: GraphSequence
     sigma: float
     iterations: int
     push_sum: bool = False
+    name: str | None = None
+    run: Callable[..., Any] | None = None
 
     @property
     def __name__(self) -> str:
-        return "reference:dpsda-ps" if self.push_sum else "reference:dpsda-c"
+        return f"reference:{self.name or ('dpsda-ps' if self.push_sum else 'dpsda-c')}"
 
     def batch_run(self, problem: OnlineProblem, seeds):
-        run = run_dpsda_ps if self.push_sum else run_dpsda_c
+        run = self.run or (run_dpsda_ps if self.push_sum else run_dpsda_c)
         return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds)
 
     def released(self, run) -> np.ndarray:

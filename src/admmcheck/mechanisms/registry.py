@@ -90,7 +90,7 @@ class MechanismSpec(AlgorithmSpec):
     For ``admmcheck verify``: ``first_place`` is the place its audits changed before the neighbour search
     (configuration field, value, CLI flag: the smoke profile audits it), ``bound_arguments(setting)`` the
     ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
-    verdicts (keys ``audit``, ``finding``, ``regret``; a default built from its title and theorem otherwise),
+    verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and theorem otherwise),
     ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data)."""
 
     theorem: str | None = None
@@ -305,6 +305,9 @@ class Registry(Mapping[str, AlgorithmSpec]):
 
 
 REGISTRY = Registry()
+
+#: the words of the M-ADMM and R-ADMM mechanisms' verdicts in the report
+PAPER_LABELS = {"preconditions": "theorem preconditions (Thm 4.1 / IV.1)"}
 register = REGISTRY.register
 
 
@@ -387,13 +390,13 @@ register(MechanismSpec(
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
-    release=PenaltyPerturbation(), report=True, bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
+    release=PenaltyPerturbation(), report=True, labels=PAPER_LABELS, bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
 register(MechanismSpec(
     "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
     ("theta", "alpha"),
     arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1 with eta = theta", claim=lambda b, s, T: pp_bound(b, s.theta, s.alpha, s.theta, T),
-    release=PenaltyPerturbation(penalty="theta"), report=True,
+    release=PenaltyPerturbation(penalty="theta"), report=True, labels=PAPER_LABELS,
     bound_arguments=lambda s: f"pp --eta {s.theta} --theta {s.theta}"))  # Theorem 4.1 at eta = theta
 register(MechanismSpec(
     "pvp", "consensus", "PVP: primal variable perturbation (Zhang & Zhu 2017, M-ADMM paper §4)", run_pvp,
@@ -407,7 +410,7 @@ register(MechanismSpec(
                          "gamma": s.gamma},
     theorem="R-ADMM Theorem IV.1",
     claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
-    release=RecycledOddSteps(), report=True, section="radmm", bound_arguments=lambda s: f"radmm --eta {s.eta}"))
+    release=RecycledOddSteps(), report=True, labels=PAPER_LABELS, section="radmm", bound_arguments=lambda s: f"radmm --eta {s.eta}"))
 register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
 register(MechanismSpec(
     "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,

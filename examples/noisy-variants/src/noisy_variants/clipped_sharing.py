@@ -1,0 +1,139 @@
+"""``clipped-sharing``: ADMM sharing whose parties clip what they share and add Gaussian noise to it.
+
+Update equations (ADMM-sharing paper Algorithm 1): party m solves (6) for x_m^{t+1} from the public z^t, y^t and
+the others' shared vectors, then shares
+
+    s_m^{t+1} = clip(D_m x_m^{t+1}) + N(0, σ² I_N),    clip(v) = v · min(1, 1/‖v‖),
+
+and the server runs (7) and (8) on Σ_m s_m^{t+1}; every later use of party m's block is s_m. The paper's DP version
+adds N(0, σ²(D_mᵀD_m)⁻¹) to x_m instead, which keeps D_m x̃_m inside col(D_m) (admmcheck finds that version is not
+differentially private); here the noise has full support in R^N.
+
+Claim (:func:`clipped_sharing_bound`): x_m^{t+1} is a function of D_m and of what was released before, so each
+iteration releases a Gaussian mechanism of an adaptively chosen function; a clipped vector lies in the unit ball,
+so its L2 sensitivity to any change of D_m (one row, Definition 2) is at most 2. With σ = 2 √(2 ln(1.25/δ)) / ε
+each iteration is (ε, δ)-DP for ε < 1 (Dwork & Roth, Theorem A.1); over T iterations the claim is the smaller of
+basic composition (Tε, Tδ) and advanced composition (ε', Tδ + δ'), and dp-accounting's PLD accountant gives the
+tight figure for the record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from admmcheck.algorithms.runner import RunContext, algorithm
+from admmcheck.algorithms.sharing import PartySolver, z_update
+from admmcheck.mechanisms.registry import MechanismSpec
+from admmcheck.mechanisms.sharing import replace_one_row
+from admmcheck.noise import per_trial
+from admmcheck.privacy.sharing import corollary1_total, gaussian_composition, theorem1_sigma
+from admmcheck.problems.sharing import SharingProblem
+
+NAME = "clipped-sharing"
+CLIP = 1.0  # ‖s_m − noise‖ <= CLIP
+SENSITIVITY = 2 * CLIP
+
+
+def _clip(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors * np.minimum(1.0, CLIP / np.maximum(norms, 1e-300))
+
+
+def _samples(problem: SharingProblem) -> int:
+    return problem.samples
+
+
+@algorithm(NAME, peers=False, zero_start=True, dual_dim=_samples)
+def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
+    """ADMM sharing (6)-(8) whose shared vectors are clipped to norm 1 and carry N(0, σ_m² I) (module docstring).
+    Extras as admmcheck's sharing runs: ``shared`` (trials, T+1, M, N) and ``z`` (trials, T+1, N)."""
+    problem: SharingProblem = context.problem
+    trials, T, M, N = context.start.f.shape[0], context.iterations, problem.parties, problem.samples
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=float), (M,))
+    context.parameters.update(rho=rho, sigma=sigma.tolist(), clip=CLIP)
+    solvers = [PartySolver(problem, m, rho) for m in range(M)]
+    noise = per_trial(context.start.rngs, lambda rng: rng.standard_normal((T, M, N))) * sigma[None, None, :, None]
+    shared, z_record = np.zeros((trials, T + 1, M, N)), np.zeros((trials, T + 1, N))
+    context.extras.update(shared=shared, z=z_record)
+    x, y, z = context.start.f[:, 0].copy(), np.zeros((trials, N)), np.zeros((trials, N))
+    released = np.zeros((trials, M, N))  # x = 0 shares nothing
+    for t in range(T):
+        total = released.sum(axis=1)
+        for m, solver in enumerate(solvers):  # (6), in parallel, from the others' shared vectors
+            columns = slice(problem.offsets[m], problem.offsets[m + 1])
+            x[:, columns] = solver.solve(z - (total - released[:, m]), y)
+        released = _clip(np.stack([x[:, problem.offsets[m]:problem.offsets[m + 1]] @ problem.parts[m].T
+                                   for m in range(M)], axis=1)) + noise[:, t]
+        s = released.sum(axis=1)
+        z = z_update(problem, s, y, rho, context.tol)  # (7)
+        y = y + rho * (s - z)  # (8)
+        shared[:, t + 1], z_record[:, t + 1] = released, z
+        yield x[:, None, :].copy(), y[:, None, :]
+
+
+@dataclass(frozen=True)
+class ClippedSharingPrivacy:
+    """The claim for parties of ``widths``: σ per party, per-iteration (ε, δ), the totals over T iterations."""
+
+    widths: tuple[int, ...]
+    sigma: tuple[float, ...]
+    epsilon: float
+    delta: float
+    iterations: int
+    delta_prime: float
+    epsilon_total: float
+    delta_total: float
+    basic: tuple[float, float]
+    accountant_pld: float
+    preconditions: dict[str, bool]
+
+    @property
+    def holds(self) -> bool:
+        return all(self.preconditions.values())
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "theorem": "Gaussian mechanism of sensitivity 2 per iteration (Dwork & Roth Thm A.1), composed",
+            "features": list(self.widths), "sensitivity": [SENSITIVITY] * len(self.widths), "sigma": list(self.sigma),
+            "epsilon": self.epsilon, "delta": self.delta, "iterations": self.iterations,
+            "delta_prime": self.delta_prime, "epsilon_total": self.epsilon_total, "delta_total": self.delta_total,
+            "basic_composition": {"epsilon": self.basic[0], "delta": self.basic[1]},
+            "accountant": {"library": "dp-accounting", "delta": self.delta_total, "epsilon_pld": self.accountant_pld},
+            "preconditions": self.preconditions, "failed": [k for k, ok in self.preconditions.items() if not ok],
+        }
+
+
+def clipped_sharing_bound(widths: tuple[int, ...], setting) -> ClippedSharingPrivacy:
+    """σ = 2 √(2 ln(1.25/δ)) / ε for (ε, δ) per iteration; totals over ``setting.iterations`` (module docstring)."""
+    sigma = theorem1_sigma(SENSITIVITY, setting.epsilon, setting.delta)
+    total, delta_total = corollary1_total(setting.epsilon, setting.delta, setting.iterations, setting.delta_prime)
+    pld, _ = gaussian_composition(sigma / SENSITIVITY, setting.iterations, delta_total)
+    return ClippedSharingPrivacy(tuple(widths), (sigma,) * len(widths), setting.epsilon, setting.delta,
+                                 setting.iterations, setting.delta_prime, total, delta_total,
+                                 (setting.iterations * setting.epsilon, setting.iterations * setting.delta), pld,
+                                 {"epsilon_below_1": setting.epsilon < 1.0, "delta_total_below_1": delta_total < 1.0})
+
+
+# The audit sends these to its worker processes, which import them by name: module-level functions, not lambdas.
+def row_pair(problem: SharingProblem, where: tuple[int, int], kind: str) -> tuple[SharingProblem, SharingProblem]:
+    """Definition 2's neighbours: row ``where = (party, row)`` moved on the unit sphere, or column 0 negated."""
+    return replace_one_row(problem, *where, kind)
+
+
+def every_row(problem: SharingProblem, kind: str) -> list[tuple[int, int]]:
+    """Every place a neighbour pair can change: each row of each party (one column change per party)."""
+    rows = range(problem.samples) if kind == "row" else (0,)
+    return [(party, row) for party in range(problem.parties) for row in rows]
+
+
+def place(where: tuple[int, int], kind: str) -> str:
+    return f"row {where[1]} of party {where[0]}: {kind}"
+
+
+SPEC = MechanismSpec(
+    NAME, "sharing", "ADMM sharing with clipped, Gaussian-perturbed shares (admmcheck-noisy-variants)",
+    run_clipped_sharing, theorem="Gaussian mechanism per iteration, composed", claim=clipped_sharing_bound,
+    neighbours=row_pair, neighbour_kinds=("row", "column"), candidates=every_row, place=place,
+    report=True, first_place=("row", (0, 0), "--row 0:0"))

@@ -1,0 +1,124 @@
+"""Issue 52, item 5: the outside example package ``examples/noisy-variants`` (a private consensus variant and a
+private sharing variant, registered through the entry point ``admmcheck.plugins``) works with no code in admmcheck.
+
+It is installed by pip into a fresh virtual environment, offline (``--no-index --no-build-isolation --no-deps``);
+admmcheck and its dependencies come from this environment through a ``.pth`` file, so that what is tested is this
+checkout. Every command runs as a user runs it there, ``python -m admmcheck.cli``, in a process of its own, and each
+figure it prints is checked against a value computed here by other means.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import site
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "noisy-variants"
+NAMES = ("noisy-admm", "clipped-sharing")
+
+
+@pytest.fixture(scope="module")
+def python(tmp_path_factory) -> Path:
+    """The interpreter of a fresh virtual environment into which pip installed the example package."""
+    root = tmp_path_factory.mktemp("example")
+    source = root / "noisy-variants"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))  # the build writes here
+    venv.create(root / "env", with_pip=False)
+    interpreter = root / "env" / ("Scripts" if os.name == "nt" else "bin") / "python"
+    purelib = Path(subprocess.run([interpreter, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip())
+    ours = [path for path in site.getsitepackages() + [site.getusersitepackages()] if Path(path).is_dir()]
+    # addsitedir, not a bare path: the .pth files there (an editable admmcheck's among them) are read too
+    (purelib / "this-checkout.pth").write_text("".join(f"import site; site.addsitedir({path!r})\n" for path in ours))
+    installed = subprocess.run([interpreter, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
+                                "--no-build-isolation", str(source)], capture_output=True, text=True, timeout=300,
+                               env=_environment())
+    assert installed.returncode == 0, installed.stderr
+    return interpreter
+
+
+def _environment() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+
+def _admmcheck(python: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([python, "-m", "admmcheck.cli", *arguments], capture_output=True, text=True, timeout=600,
+                          env=_environment())
+
+
+def _json(python: Path, *arguments: str, status: int = 0) -> dict:
+    process = _admmcheck(python, *arguments, "--json")
+    assert process.returncode == status, process.stderr
+    return json.loads(process.stdout)
+
+
+def test_admmcheck_plugins_lists_both_variants_with_the_example_package(python):
+    listing = _json(python, "plugins")
+    found = {entry["name"]: entry for entry in listing["registered"] if entry["name"] in NAMES}
+    assert {name: (entry["family"], entry["kind"], entry["package"], entry["version"], entry["entry_point"])
+            for name, entry in found.items()} == {
+        "noisy-admm": ("consensus", "mechanism", "admmcheck-noisy-variants", "0.1.0", "noisy-variants"),
+        "clipped-sharing": ("sharing", "mechanism", "admmcheck-noisy-variants", "0.1.0", "noisy-variants")}
+    assert listing["failed"] == []
+
+
+def test_run_takes_both_variants(python):
+    """Without noise the consensus variant is decentralized ADMM: the same iterates as ``run admm``; the sharing
+    variant draws σ = 2√(2 ln(1.25/δ))/ε, the Gaussian mechanism's for sensitivity 2."""
+    flags = ("--iterations", "40", "--seed", "2")
+    noiseless = _json(python, "run", "noisy-admm", "--alpha", "inf", *flags)
+    admm = _json(python, "run", "admm", *flags)
+    assert noiseless["final_mean"] == pytest.approx(admm["final_mean"], abs=1e-12)
+    sharing = _json(python, "run", "clipped-sharing", "--epsilon", "0.5", "--delta", "1e-5", "--iterations", "5")
+    assert sharing["sigma"] == pytest.approx([2 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5] * sharing["parties"])
+
+
+def test_bound_takes_both_variants(python):
+    """The claims, recomputed here from their formulas: advanced and basic composition of the Gaussian mechanism;
+    β = max_i Σ_t α Δ_i with Δ_i = 2C / (B_i (ρ/N + 2ηV_i)) on the setting the command reports."""
+    sharing = _json(python, "bound", "clipped-sharing", "--features", "3,3", "--epsilon", "0.5", "--iterations", "4")
+    T, epsilon, delta, delta_prime = 4, 0.5, 1e-5, 1e-5
+    assert sharing["epsilon_total"] == pytest.approx(math.sqrt(2 * T * math.log(1 / delta_prime)) * epsilon
+                                                     + T * epsilon * math.expm1(epsilon), rel=1e-12)
+    assert sharing["basic_composition"] == pytest.approx({"epsilon": T * epsilon, "delta": T * delta})
+    consensus = _json(python, "bound", "noisy-admm", "--alpha", "2", "--eta", "0.5", "--iterations", "3")
+    setting = consensus["setting"]
+    nodes = len(setting["sizes"])
+    beta = max(3 * 2 * 2 * setting["C"] / (size * (setting["rho"] / nodes + 2 * 0.5 * degree))
+               for size, degree in zip(setting["sizes"], setting["degrees"]))
+    assert consensus["beta"] == pytest.approx(beta, rel=1e-12)
+
+
+def test_audit_takes_both_variants_and_finds_no_violation(python):
+    sharing = _json(python, "audit", "clipped-sharing", "--epsilon", "0.5", "--samples", "2000", "--row", "0:0",
+                    "--workers", "2", "--quiet")
+    assert sharing["verdict"] == "no-violation-found" and sharing["epsilon_lower_bound"] <= sharing["claimed_epsilon"]
+    consensus = _json(python, "audit", "noisy-admm", "--samples", "2000", "--record", "0:0", "--white-box",
+                      "--workers", "2", "--quiet")
+    assert consensus["verdict"] == "no-violation-found"
+    assert consensus["white_box"]["verdict"] == "within-claim"
+    assert consensus["white_box"]["max_loss"] <= consensus["claimed_epsilon"]
+
+
+def test_verify_only_checks_the_variants(python, tmp_path):
+    report = _json(python, "verify", "--profile", "smoke", "--only", ",".join(NAMES), "--out", str(tmp_path))
+    assert {verdict["algorithm"] for verdict in report["verdicts"]} == set(NAMES)
+    assert all(verdict["verdict"] == "pass" for verdict in report["verdicts"])
+    assert json.loads((tmp_path / "report.json").read_text())["verdicts"] == report["verdicts"]
+
+
+def test_admmcheck_itself_does_not_mention_the_example():
+    mentions = [str(path) for path in (ROOT / "src" / "admmcheck").rglob("*") if path.is_file()
+                and path.suffix in (".py", ".m", ".html", ".txt", ".toml", ".json")
+                and any(word in path.read_text(errors="replace") for word in ("noisy_variants", "noisy-variants",
+                                                                             *NAMES))]
+    assert mentions == []
