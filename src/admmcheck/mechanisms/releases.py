@@ -83,8 +83,19 @@ def _alpha(parameters: Mapping[str, object], steps: int, nodes: int) -> np.ndarr
     return schedule_table("alpha", parameters["alpha"], steps, nodes, allow_infinite=True)
 
 
+class ObjectiveRelease(Release):
+    """A release whose noise enters the objective of the primal step (PP, DVP, private R-ADMM): a step's value is
+    g_t(f) of :mod:`admmcheck.mechanisms.worst_case`, and a one-step transcript attains it."""
+
+    def step_value(self, node, f, x_new, y_new, step):
+        return search.objective_step_value(node, f, x_new, y_new, step.alpha, step.s, step.curvature)
+
+    def attaining_transcript(self, mechanism, problem, node, f_star):
+        return search.objective_step_transcript(mechanism, problem, node, f_star, self.steps(mechanism, node)[0])
+
+
 @dataclass(frozen=True)
-class PenaltyPerturbation(Release):
+class PenaltyPerturbation(ObjectiveRelease):
     """PP's release (M-ADMM paper (24)-(25)); ``penalty`` names the run argument holding η_i(t) (DVP: "theta")."""
 
     penalty: str = "penalty"
@@ -111,15 +122,9 @@ class PenaltyPerturbation(Release):
         degree = float(mechanism.network.degrees[node])
         return [Step(t, alpha[t], 1.0 / (2 * eta[t] * degree), 2 * eta[t] * degree) for t in range(len(eta))]
 
-    def step_value(self, node, f, x_new, y_new, step):
-        return search.objective_step_value(node, f, x_new, y_new, step.alpha, step.s, step.curvature)
-
-    def attaining_transcript(self, mechanism, problem, node, f_star):
-        return search.objective_step_transcript(mechanism, problem, node, f_star, self.steps(mechanism, node)[0])
-
 
 @dataclass(frozen=True)
-class RecycledOddSteps(Release):
+class RecycledOddSteps(ObjectiveRelease):
     """Private R-ADMM's release (R-ADMM paper (28)-(29))."""
 
     reads = ("eta", "gamma", "alpha")
@@ -135,12 +140,6 @@ class RecycledOddSteps(Release):
         eta, degree = float(parameters["eta"]), float(mechanism.network.degrees[node])
         alpha = _alpha(parameters, odd_steps(T), mechanism.network.nodes)[:, node]
         return [Step(2 * k, alpha[k], 1.0, 2 * eta * degree) for k in range(odd_steps(T))]
-
-    def step_value(self, node, f, x_new, y_new, step):
-        return search.objective_step_value(node, f, x_new, y_new, step.alpha, step.s, step.curvature)
-
-    def attaining_transcript(self, mechanism, problem, node, f_star):
-        return search.objective_step_transcript(mechanism, problem, node, f_star, self.steps(mechanism, node)[0])
 
 
 @dataclass(frozen=True)
