@@ -12,7 +12,7 @@ confidence 1 - alpha (alpha/2 spent on each side; counts replaced by their expec
     ceiling(n, alpha) = max over events E and directions (a, b) in {(0, 1), (1, 0)} of
         ln( cp_lower(n * P_a(E), n, alpha/2) / cp_upper(n * P_b(E), n, alpha/2) )
 
-with cp_lower / cp_upper the one-sided Clopper-Pearson bounds of ``admmcheck.audit.estimators``.
+with cp_lower / cp_upper the one-sided Clopper-Pearson bounds of ``admmcheck.audit.statistics.estimators``.
 
 Neyman-Pearson. cp_lower(n p, n, .) increases with p and cp_upper(n q, n, .) increases with q,
 so for a fixed P_a(E) the best event has the smallest P_b(E): by the Neyman-Pearson lemma it is
@@ -44,7 +44,7 @@ mechanism of ``dpsniper_mechanisms.py``, chi-square on the law of the binned L):
   a sum of independent terms: their binned laws are convolved under each input separately.
 
 Either estimator. Two Clopper-Pearson intervals at alpha/2 each add their margins; the conditional
-ratio test the audit uses for claims with delta = 0 (``admmcheck.audit.estimators.
+ratio test the audit uses for claims with delta = 0 (``admmcheck.audit.statistics.estimators.
 ratio_epsilon_bound``: Fisher's conditional odds-ratio bound and the closed-form step from odds to
 ratio) pays less on rare events. The JSON's "either_estimator" entry (10^6, 95 % only) is the
 ceiling when the tester handed the event bounds it with whichever of the two gives more
@@ -73,7 +73,7 @@ from pathlib import Path
 import numpy as np
 from scipy import signal, stats
 
-from admmcheck.audit.estimators import RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower, cp_upper
+from admmcheck.audit.statistics.estimators import RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower, cp_upper
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -295,7 +295,7 @@ def ceiling(law: Law, n: int, alpha: float, delta: float = 0.0) -> dict:
 
 def either_estimator_ceiling(law: Law, n: int, alpha: float, shortlist: int = 60) -> dict:
     """The ceiling when the tester handed the event may also bound it with the conditional ratio test the
-    audit uses for claims with δ = 0 (``admmcheck.audit.estimators.ratio_epsilon_bound``, all of alpha on
+    audit uses for claims with δ = 0 (``admmcheck.audit.statistics.estimators.ratio_epsilon_bound``, all of alpha on
     the one event), whichever of the two gives more at the expected counts (rounded to integers). The
     exact ratio bound costs a root search per event, so it is computed on a shortlist: the ``shortlist``
     best thresholds of each direction by :func:`event_bound` and as many by a normal approximation of

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit import Pair, PrivacyClaim, Source, audit
-from admmcheck.audit.neighbourhoods import Dataset, candidate_pairs, parse_domain
+from admmcheck.audit.inputs.neighbourhoods import Dataset, candidate_pairs, parse_domain
 from admmcheck.audit.search import search_audit
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.octave import octave_command
+from admmcheck.audit.running.octave import octave_command
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent

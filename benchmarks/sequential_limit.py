@@ -104,7 +104,7 @@ import cvxpy as cp
 import numpy as np
 from scipy import integrate, optimize, special, stats
 
-from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
+from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
 from admmcheck.audit.sequential import bet, independent_law, joint_bet
 from admmcheck.output import output_folder, to_json, write_text_atomic
 

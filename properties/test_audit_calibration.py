@@ -104,9 +104,10 @@ def test_a_search_over_100_candidate_pairs_keeps_the_false_violation_rate():
     is made on samples of its own, so at most 1 - confidence of the runs may be flagged: a search that
     bounded its favourite on the samples it chose it with would flag far more. ``ci`` runs 2 seeds,
     ``thorough`` 40."""
-    from admmcheck.audit.neighbourhoods import Dataset, candidate_pairs, parse_domain
-    from admmcheck.audit.search import SearchSettings, search_audit
-    from admmcheck.audit.settings import AuditSettings
+    from admmcheck.audit.inputs.neighbourhoods import Dataset, candidate_pairs, parse_domain
+    from admmcheck.audit.running.settings import SearchSettings
+    from admmcheck.audit.search import search_audit
+    from admmcheck.audit.running.settings import AuditSettings
 
     records = np.linspace(0.01, 0.99, 50).reshape(50, 1)
     runs = max(1, settings().max_examples // 12)

@@ -141,7 +141,10 @@ daemonises_then_hangs = _when(lambda: (_daemonise(), time.sleep(600)))
 
 
 def _thread_that_ends_the_process():
-    threading.Thread(target=lambda: (time.sleep(0.2), os._exit(6)), daemon=True).start()
+    """A thread ends the process while the call waits for it (started and left, it may fire after the last sample,
+    or in a later call: a race, not a test)."""
+    threading.Thread(target=lambda: (time.sleep(0.05), os._exit(6)), daemon=True).start()
+    time.sleep(5)
 
 
 thread_ends_the_process = _when(_thread_that_ends_the_process)

@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from admmcheck.audit.octave import octave_command
+from admmcheck.audit.running.octave import octave_command
 
 FIND = {"octave": octave_command, "chromium": lambda: shutil.which("chromium") or shutil.which("chromium-browser")}
 HOW = {"octave": "GNU Octave is not installed (bash .ci/run installs Debian's octave; elsewhere: apt-get install "

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from admmcheck.audit.search import SearchSettings
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.running.settings import AuditSettings
 
 from admmcheck.audit import PrivacyClaim, Source, audit, sample_generator
-from admmcheck.audit.sampling import Sampler, Task
+from admmcheck.audit.running.sampling import Sampler, Task
 from admmcheck.cli import main
 from admmcheck.errors import MechanismError
 from processes import marked
@@ -65,7 +65,7 @@ def test_broken_mechanisms_are_flagged_within_1e5_samples(mechanism, neighbours,
         lower_a, upper_b = result.intervals[a][0], result.intervals[b][1]
         assert np.log((lower_a - delta) / upper_b) == pytest.approx(result.epsilon_lower_bound, rel=1e-12)
     else:  # the conditional ratio test, from the same counts at the deciding event's level
-        from admmcheck.audit.estimators import ratio_epsilon_bound
+        from admmcheck.audit.statistics.estimators import ratio_epsilon_bound
 
         level = max(r["level"] for r in result.candidates if r["event"] == result.event and r["pair"] == result.pair)
         n = result.bounding_samples
@@ -125,7 +125,7 @@ def test_the_leak_floor_is_where_a_one_sided_event_at_its_expected_count_reaches
     """A second implementation: scipy.stats.beta's Clopper-Pearson quantiles and brentq's root."""
     from scipy import optimize, stats
 
-    from admmcheck.audit.estimators import leak_floor
+    from admmcheck.audit.statistics.estimators import leak_floor
 
     upper = stats.beta.ppf(1 - alpha, 1, n)  # P_b's bound from a count of 0
     def excess(p):
@@ -141,7 +141,7 @@ def test_a_leak_below_the_floor_passes_with_a_note_that_says_so_and_one_above_it
     """laplace_rarer_leak (probability 1e-4) at 1e5 per side: even its exact event at its expected count could not
     refute the claim (benchmarks/rare_leak.md: ceiling 0.98), and the audit says that a leak this rare passes;
     laplace_rare_leak (1e-3) at 3e5 lies above the floor and is found."""
-    from admmcheck.audit.estimators import leak_floor
+    from admmcheck.audit.statistics.estimators import leak_floor
 
     result = _audit("laplace_rarer_leak", "scalar_pair", 1.0, 1e-5, samples=100_000, seed=0)
     floor = result.as_dict()["leak_floor"]
@@ -161,7 +161,7 @@ def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its
     from scipy import stats
     from scipy.stats.contingency import odds_ratio
 
-    from admmcheck.audit.estimators import CORRECTION_SHARE
+    from admmcheck.audit.statistics.estimators import CORRECTION_SHARE
 
     result = _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=2, confidence=0.9)
     rows = result.as_dict()["candidates"]
@@ -270,8 +270,8 @@ def test_the_first_nan_of_a_block_is_the_fault_reported_even_when_a_later_call_r
     """The worker looks for NaN and inf once a block, after its calls; the fault it reports must still be
     the first in call order: a NaN before a raising call, the raise before a NaN. Replayed from each
     sample's own generator. The worker's entry runs here, in this process, as a fresh worker."""
-    from admmcheck.audit import sampling
-    from admmcheck.audit.sampling import run_block
+    from admmcheck.audit.running import sampling
+    from admmcheck.audit.running.sampling import run_block
 
     monkeypatch.setattr(sampling, "_WORKER", {})
     previous = signal.getsignal(signal.SIGALRM)  # the worker installs its call clock's handler
@@ -314,7 +314,7 @@ def test_with_its_supervisor_stopped_a_hang_is_caught_by_the_block_allowance_and
     monkeypatch.setenv("ADMMCHECK_TEST_MARK", mark)
     """The backstop: a supervisor that cannot act (stopped here with SIGSTOP) leaves the hang to the block's
     allowance; closing the sampler then kills the supervisor, and its worker dies with it."""
-    from admmcheck.audit import sampling, worker_process
+    from admmcheck.audit.running import sampling, worker_process
 
     monkeypatch.setattr(sampling.Sampler, "_allowance", lambda self, count: 5.0)
     monkeypatch.setattr(worker_process, "REPORT_WAIT", 1.0)  # how long a stopped supervisor is waited for

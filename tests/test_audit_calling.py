@@ -1,5 +1,5 @@
 """How a mechanism is called: mechanism(data, rng), or mechanism(data) for code that takes the data alone,
-decided from its signature (admmcheck.audit.loading.as_mechanism)."""
+decided from its signature (admmcheck.audit.running.loading.as_mechanism)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.loading import as_mechanism
+from admmcheck.audit.running.loading import as_mechanism
 from admmcheck.errors import InvalidConfiguration, MechanismError
 from admmcheck.output import to_json
 

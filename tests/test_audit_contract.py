@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import Pair, Pairs, PrivacyClaim, Source, audit
-from admmcheck.audit.contract import neighbour_pairs
+from admmcheck.audit.inputs.contract import neighbour_pairs
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 THIRD_PARTY = Path(__file__).resolve().parent / "third_party.py"

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, audit, auditor
-from admmcheck.audit.counting import Tally
-from admmcheck.audit.curve import fit_ladders
-from admmcheck.audit.events import Event, SelectionSizes, candidate_events, histogram_edges, scores_of
-from admmcheck.audit.outputs import Block, Encoding
-from admmcheck.audit.sampling import Sampler, Source, Task
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.statistics.counting import Tally
+from admmcheck.audit.statistics.curve import fit_ladders
+from admmcheck.audit.statistics.events import Event, SelectionSizes, candidate_events, histogram_edges, scores_of
+from admmcheck.audit.inputs.outputs import Block, Encoding
+from admmcheck.audit.running.sampling import Sampler, Source, Task
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import AdmmcheckError, MechanismError
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")

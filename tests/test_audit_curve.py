@@ -27,8 +27,8 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.curve import CurveSet, bound_curve, claimed_delta
-from admmcheck.audit.events import Event
+from admmcheck.audit.statistics.curve import CurveSet, bound_curve, claimed_delta
+from admmcheck.audit.statistics.events import Event
 from admmcheck.report.audit_page import write_audit_page
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict

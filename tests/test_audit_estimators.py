@@ -1,5 +1,5 @@
 """Issue 30: the conditional ratio test that bounds an event's ε for claims with δ = 0
-(``admmcheck.audit.estimators.ratio_epsilon_bound``), checked against scipy's conditional odds-ratio
+(``admmcheck.audit.statistics.estimators.ratio_epsilon_bound``), checked against scipy's conditional odds-ratio
 interval, the closed form of the odds-to-ratio step, its level at the null's boundary, and its leak floor."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 from scipy.stats.contingency import odds_ratio
 
-from admmcheck.audit.estimators import (CORRECTION_SHARE, RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower,
+from admmcheck.audit.statistics.estimators import (CORRECTION_SHARE, RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower,
                                         cp_upper, epsilon_bound, odds_ratio_lower, ratio_epsilon_bound,
                                         ratio_leak_floor)
 

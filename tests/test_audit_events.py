@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from admmcheck.audit.additive import atoms_of
+from admmcheck.audit.statistics.additive import atoms_of
 from admmcheck.audit.auditor import event_levels
-from admmcheck.audit.estimators import cp_lower, cp_upper
-from admmcheck.audit.events import MixedCoordinates, SelectionSizes, candidate_events, distinct_events, scores_of
+from admmcheck.audit.statistics.estimators import cp_lower, cp_upper
+from admmcheck.audit.statistics.events import MixedCoordinates, SelectionSizes, candidate_events, distinct_events, scores_of
 
 
 class _Layout:
@@ -40,7 +40,7 @@ def test_the_mixed_score_is_fitted_on_the_whole_selection_split_and_weighs_atoms
     # and the atom lies ln(0.2 / 0.3) - ln(0.8 / 0.7) - 1/2 = -1.039 below the value 0.
     from sklearn.linear_model import LogisticRegression
 
-    from admmcheck.audit import events
+    from admmcheck.audit.statistics import events
 
     rng = np.random.default_rng(4)
     n = 120_000  # more than CLASSIFIER_SAMPLES: all of it is fitted on
@@ -123,7 +123,7 @@ def test_event_families_are_registered_objects_and_make_the_checkpoint_identity(
     from pathlib import Path
 
     from admmcheck.audit import PrivacyClaim, Source, audit
-    from admmcheck.audit import events
+    from admmcheck.audit.statistics import events
 
     assert [f.name for f in events.FAMILIES] == ["structure", "values", "support", "projection", "mixed",
                                                  "additive", "shared", "histogram", "radial", "classifier",
@@ -167,7 +167,7 @@ def test_a_support_is_proposed_only_where_the_samples_could_have_spanned_more():
 def test_whitening_a_prefix_sum_recovers_its_increments():
     """Issue 30: the additive family's whitened codes see a prefix sum's independent increments (the inverse
     Cholesky factor of its covariance takes differences)."""
-    from admmcheck.audit.additive import CoordinateCodes
+    from admmcheck.audit.statistics.additive import CoordinateCodes
 
     rng = np.random.default_rng(3)
     increments = rng.laplace(0.0, 10.0, size=(40_000, 6))
@@ -179,7 +179,7 @@ def test_whitening_a_prefix_sum_recovers_its_increments():
 
 
 def test_shared_codes_count_each_outputs_coordinates_per_code():
-    from admmcheck.audit.additive import SharedCodes
+    from admmcheck.audit.statistics.additive import SharedCodes
 
     rng = np.random.default_rng(4)
     x = np.where(rng.random((300, 7)) < 0.3, -1000.0, rng.normal(size=(300, 7)))
@@ -197,8 +197,8 @@ def test_an_additive_score_sees_a_spread_leak_better_than_a_linear_score():
     """Ten coordinates with the same mean under both datasets and a larger spread under d1: a linear score sees
     only its tails; sum_j f(x_j) with f learnt per bin adds the spread of every coordinate. Bounded on fresh
     samples."""
-    from admmcheck.audit.estimators import cp_lower, cp_upper
-    from admmcheck.audit.outputs import Layout
+    from admmcheck.audit.statistics.estimators import cp_lower, cp_upper
+    from admmcheck.audit.inputs.outputs import Layout
 
     rng = np.random.default_rng(5)
     def draw(n):
@@ -231,7 +231,7 @@ def test_the_fixed_n_candidates_are_distinct_and_the_top_score_gets_its_plug_in_
     plus exponential noise, for values 1 against 2): the Fisher, logistic and coordinate events are one
     event there, and the threshold that is best at the plug-in frequencies lies further out in the tail
     than the one-sigma pessimistic choice."""
-    from admmcheck.audit.outputs import Layout
+    from admmcheck.audit.inputs.outputs import Layout
 
     rng = np.random.default_rng(3)
     def draw(value, n):
@@ -267,7 +267,7 @@ def test_events_that_share_a_score_have_it_computed_once():
     its trees over every sample): it is computed once."""
     from dataclasses import replace
 
-    from admmcheck.audit.events import Event
+    from admmcheck.audit.statistics.events import Event
 
     calls = []
     def score(x):
@@ -289,8 +289,8 @@ def test_a_values_event_gets_its_plug_in_prefix_of_the_same_order():
     is written out from its definition."""
     from dataclasses import replace
 
-    from admmcheck.audit.events import plug_in_variant
-    from admmcheck.audit.outputs import Layout
+    from admmcheck.audit.statistics.events import plug_in_variant
+    from admmcheck.audit.inputs.outputs import Layout
 
     c0 = {0: 60_000, 1: 4_800, 2: 40_000, 3: 3_600, 4: 36_800, 5: 4_800}
     c1 = {0: 60_000, 1: 4_560, 2: 40_400, 3: 3_330, 4: 37_150, 5: 4_560}
@@ -366,8 +366,8 @@ def test_coordinate_events_of_a_wide_output_are_predicted_for_the_best_of_its_co
     than ε = 0.03 (its exact sup loss), yet the best of twenty coordinates' tail searches predicts up to
     0.30 at the one-sigma pessimism. Predicted at PESSIMISM / 20 (a Bonferroni discount over the
     coordinates, the prediction written out from its definition) none of them claims more than 0.03."""
-    from admmcheck.audit.events import PESSIMISM, Selection, _coordinate_family
-    from admmcheck.audit.outputs import Layout
+    from admmcheck.audit.statistics.events import PESSIMISM, Selection, _coordinate_family
+    from admmcheck.audit.inputs.outputs import Layout
 
     undiscounted = []
     for seed in range(6):
@@ -394,7 +394,7 @@ def test_histogram_events_take_the_histograms_a_loss_depends_on_not_linearly():
     exact law of K at 10⁵ bounding samples per side."""
     from math import comb, exp
 
-    from admmcheck.audit.outputs import Layout
+    from admmcheck.audit.inputs.outputs import Layout
 
     law0 = np.array([comb(6, k) / 64 for k in range(7)])
     law1 = law0 * (1 - law0[3] / exp(1)) / (1 - law0[3])
@@ -435,7 +435,7 @@ def test_histogram_ratios_are_shrunk_toward_a_linear_model_where_the_counts_are_
     for d0 is an upper set {K >= t} of the counts seen (K = 20 never was)."""
     from math import comb, log
 
-    from admmcheck.audit.events import _as_rows, _shrunk_log_ratio, _value_events
+    from admmcheck.audit.statistics.events import _as_rows, _shrunk_log_ratio, _value_events
 
     k = np.arange(21)
     laws = [np.array([comb(20, j) * p ** j * (1 - p) ** (20 - j) for j in k]) for p in (0.52, 0.48)]

@@ -18,11 +18,11 @@ import pytest
 from scipy import stats
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.datafiles import read_pair, read_table
-from admmcheck.audit.octave import INSTALL_HINT, OctaveError, OctaveMechanism
-from admmcheck.audit.octave.codec import pack, unpack
-from admmcheck.audit.sampling import Sampler, Task, sample_generator
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.inputs.datafiles import read_pair, read_table
+from admmcheck.audit.running.octave import INSTALL_HINT, OctaveError, OctaveMechanism
+from admmcheck.audit.running.octave.codec import pack, unpack
+from admmcheck.audit.running.sampling import Sampler, Task, sample_generator
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration, MechanismError
 from processes import marked

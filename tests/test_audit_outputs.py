@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.outputs import Block, Encoding, Kind, Layout, NotAnOutput, encode_output, raised_kind
+from admmcheck.audit.inputs.outputs import Block, Encoding, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.errors import MechanismError
 
 HERE = Path(__file__).resolve().parent

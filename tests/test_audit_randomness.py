@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import AuditSettings
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.outputs import Block, Kind, Layout
-from admmcheck.audit.sampling import PROBE_SAMPLES, judge_randomness
+from admmcheck.audit.inputs.outputs import Block, Kind, Layout
+from admmcheck.audit.running.sampling import PROBE_SAMPLES, judge_randomness
 from admmcheck.cli import main
 from admmcheck.errors import MechanismError, UnseededRandomness
 
@@ -159,7 +159,7 @@ def test_audit_workers_run_blas_and_openmp_with_one_thread(tmp_path, monkeypatch
                       "import numpy\n"
                       "def mechanism(data, rng):\n"
                       "    return max(pool['num_threads'] for pool in threadpool_info())\n")
-    from admmcheck.audit.sampling import Sampler, Task
+    from admmcheck.audit.running.sampling import Sampler, Task
 
     with Sampler(Source(f"{module}:mechanism"), Source(f"{MECHANISMS}:scalar_pair"), AuditSettings(seed=0, workers=1)) as sampler:
         sampler.probe()

@@ -1,5 +1,5 @@
 """Samples that repeat between calls are not independent draws: the audit refuses them
-(admmcheck.audit.outputs.calls_repeat), and passes independent ones of any law."""
+(admmcheck.audit.inputs.outputs.calls_repeat), and passes independent ones of any law."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.outputs import Block, Kind, Layout, calls_repeat
+from admmcheck.audit.inputs.outputs import Block, Kind, Layout, calls_repeat
 from admmcheck.errors import MechanismError, UnseededRandomness
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source
-from admmcheck.audit.neighbourhoods import Dataset, QueryAnswerPairs, candidate_pairs, parse_domain, read_dataset
-from admmcheck.audit.search import SearchSettings, search_audit
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.inputs.neighbourhoods import Dataset, QueryAnswerPairs, candidate_pairs, parse_domain, read_dataset
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.search import search_audit
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 HERE = Path(__file__).resolve().parent

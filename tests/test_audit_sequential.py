@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.events import Event
+from admmcheck.audit.statistics.events import Event
 from admmcheck.audit.sequential import (CAUTION, KELLY_FRACTION, SLOT_WEIGHTS, Wealth, bet, cell_law, joint_bet,
                                          leg_outcomes, look_sizes, outcomes, paired_bet, payoffs, settle, tuned_bet)
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
 

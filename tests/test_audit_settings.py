@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.settings import FIELDS, MIN_SAMPLES, AuditSettings
+from admmcheck.audit.running.settings import FIELDS, MIN_SAMPLES, AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY
@@ -106,7 +106,7 @@ def test_the_cli_says_how_many_samples_were_drawn_when_max_time_cut_the_audit_sh
 
 def test_the_default_memory_limit_is_half_the_machines_memory_shared_out_among_the_workers():
     """Read independently from /proc/meminfo (no cgroup limit below it on this machine) or skipped."""
-    from admmcheck.audit.limits import MIB, machine_memory
+    from admmcheck.audit.running.limits import MIB, machine_memory
 
     meminfo = Path("/proc/meminfo")
     if not meminfo.exists():

@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from admmcheck.audit.contract import PrivacyClaim
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import EXIT_BUG, main
 from admmcheck.commands.audit import ReferenceAuditConfig
 from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions

@@ -50,7 +50,7 @@ def test_dask_blocks_equal_local_blocks(cluster):
     # unseeded global randomness is seeded per sample on the cluster too
     assert _audit("laplace_global", scheduler=cluster)["p_d0"] == _audit("laplace_global", workers=1)["p_d0"]
     # the audit's supervised workers on the cluster ended with it (the cluster's own processes carry the mark too)
-    assert marked(MARK, b"admmcheck.audit.supervisor") == [] and marked(MARK, b"-m\0admmcheck.audit.worker") == []
+    assert marked(MARK, b"admmcheck.audit.running.supervisor") == [] and marked(MARK, b"-m\0admmcheck.audit.running.worker") == []
 
 
 def test_dask_workers_count_their_blocks_as_this_process_does(cluster, monkeypatch):
@@ -76,7 +76,7 @@ def test_cli_scheduler_flag(cluster, capsys):
 
 
 def test_an_unreachable_scheduler_is_a_clear_error(monkeypatch):
-    from admmcheck.audit import dask_executor
+    from admmcheck.audit.running import dask_executor
 
     monkeypatch.setattr(dask_executor, "CONNECT_TIMEOUT_S", 2.0)
     with pytest.raises(InvalidConfiguration, match="cannot reach the Dask scheduler"):

@@ -201,8 +201,8 @@ def test_a_round_that_moves_no_released_message_is_refused_with_the_rounds_that_
 
 def test_a_library_call_cannot_audit_a_round_that_moves_nothing_released():
     from admmcheck.audit import PrivacyClaim
-    from admmcheck.audit.search import SearchSettings
-    from admmcheck.audit.settings import AuditSettings
+    from admmcheck.audit.running.settings import SearchSettings
+    from admmcheck.audit.running.settings import AuditSettings
     from admmcheck.commands.audit import audit_registered
     from admmcheck.mechanisms.dpsda import DpsdaMechanism
     from admmcheck.mechanisms.registry import REGISTRY

@@ -35,8 +35,8 @@ def import_graph() -> nx.DiGraph:
 
 def test_the_graph_is_read_from_the_source():
     graph = import_graph()
-    assert graph.has_edge("admmcheck.audit.auditor", "admmcheck.audit.sampling")
-    assert graph.has_edge("admmcheck.audit.dask_executor", "admmcheck.audit.worker_process")
+    assert graph.has_edge("admmcheck.audit.auditor", "admmcheck.audit.running.sampling")
+    assert graph.has_edge("admmcheck.audit.running.dask_executor", "admmcheck.audit.running.worker_process")
 
 
 def test_no_import_circle():
@@ -65,7 +65,7 @@ def test_the_audit_engine_knows_no_algorithm():
 
 def test_the_check_finds_a_forbidden_import():
     graph = import_graph()
-    graph.add_edge("admmcheck.audit.events", "admmcheck.setting")  # as if the engine built a problem
+    graph.add_edge("admmcheck.audit.statistics.events", "admmcheck.setting")  # as if the engine built a problem
     assert "admmcheck.problems" in _reaches(graph, "admmcheck.audit")
 
 
@@ -77,3 +77,25 @@ def test_the_report_reads_results_and_runs_nothing():
                if target.startswith(("admmcheck.commands", "admmcheck.cli"))}
     assert reached == {}
     assert graph.has_edge("admmcheck.commands.verify", "admmcheck.report.model")
+
+
+#: The audit engine's rooms (issue 52, item 4) and what each may import of the engine: the inputs nothing but
+#: themselves, the statistics and the running of code the inputs, the drivers on top anything.
+ROOMS = {"admmcheck.audit.inputs": ("admmcheck.audit.inputs",),
+         "admmcheck.audit.statistics": ("admmcheck.audit.statistics", "admmcheck.audit.inputs"),
+         "admmcheck.audit.running": ("admmcheck.audit.running", "admmcheck.audit.inputs")}
+
+
+def _crossings(graph: nx.DiGraph) -> list[tuple[str, str]]:
+    """Every import of a room of :data:`ROOMS` into a part of the engine it may not import."""
+    return sorted((module, target) for module, target in graph.edges for room, allowed in ROOMS.items()
+                  if module.startswith(room + ".") and target.startswith("admmcheck.audit.")
+                  and not target.startswith(tuple(a + "." for a in allowed)) and target not in allowed)
+
+
+def test_the_audit_engine_depends_one_way_by_role():
+    graph = import_graph()
+    assert _crossings(graph) == []
+    assert graph.has_edge("admmcheck.audit.running.sampling", "admmcheck.audit.inputs.outputs")
+    graph.add_edge("admmcheck.audit.running.sampling", "admmcheck.audit.statistics.counting")  # as it once did
+    assert _crossings(graph) == [("admmcheck.audit.running.sampling", "admmcheck.audit.statistics.counting")]

@@ -191,7 +191,7 @@ def gaussian_profile(epsilon: np.ndarray, mu: float) -> np.ndarray:
 
 
 def test_profile_and_quantiles_of_gaussian_losses_match_the_closed_form():
-    from admmcheck.audit.loss_profile import loss_distribution
+    from admmcheck.audit.statistics.loss_profile import loss_distribution
 
     mu = 0.08
     losses = np.random.default_rng(11).normal(mu, np.sqrt(2 * mu), size=50_000)
@@ -207,13 +207,13 @@ def test_profile_and_quantiles_of_gaussian_losses_match_the_closed_form():
 
 
 def test_an_infinite_loss_counts_fully_in_the_profile():
-    from admmcheck.audit.loss_profile import privacy_profile
+    from admmcheck.audit.statistics.loss_profile import privacy_profile
 
     np.testing.assert_allclose(privacy_profile(np.array([np.inf, 0.0, 0.0, 0.0]), np.array([0.0, 5.0])), [0.25, 0.25])
 
 
 def test_loss_histogram_counts_every_finite_loss_and_reports_the_infinite_ones():
-    from admmcheck.audit.loss_profile import loss_distribution
+    from admmcheck.audit.statistics.loss_profile import loss_distribution
 
     losses = np.concatenate([np.random.default_rng(0).normal(size=999), [np.inf]])
     histogram = loss_distribution(losses).as_dict()["histogram"]

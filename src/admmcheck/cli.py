@@ -28,11 +28,10 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
-from admmcheck.audit.settings import FIELDS as SETTINGS_FIELDS
-from admmcheck.audit.neighbourhoods import DOMAIN_FORMS, NEIGHBOUR_KINDS
-from admmcheck.audit.search import SearchSettings
+from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, NEIGHBOUR_KINDS
+from admmcheck.audit.running.settings import FIELDS as SETTINGS_FIELDS
+from admmcheck.audit.running.settings import RANDOMNESS_MODES, AuditSettings, SearchSettings
 from admmcheck.audit.sequential import strict_bound
-from admmcheck.audit.settings import RANDOMNESS_MODES, AuditSettings
 from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, audited_place, consensus_mechanisms,
                                       run_audit, run_reference_audit)
@@ -410,7 +409,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSettings, third_party: bool = False) -> None:
-    """The flags of :class:`~admmcheck.audit.settings.AuditSettings` (defaults: this target's)."""
+    """The flags of :class:`~admmcheck.audit.running.settings.AuditSettings` (defaults: this target's)."""
     _option(parser, "--samples", defaults.samples, "samples per side", type=int, dest="audit_samples")
     _option(parser, "--confidence", defaults.confidence, "confidence of the lower bound", type=_NUMBER)
     _option(parser, "--seed", defaults.seed, "seed of every sample" + ("" if third_party else " and of the data"),

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 
 from admmcheck.errors import SolverError
@@ -47,9 +46,11 @@ class Optimum:
     distance_bound: float
 
 
-def _solve(objective, variable: cp.Variable, constraints: list, solver: str, what: str,
-           accepted: tuple[str, ...] = (cp.OPTIMAL, cp.OPTIMAL_INACCURATE), hint: str = "") -> tuple[np.ndarray, str, float]:
+def _solve(objective, variable, constraints: list, solver: str, what: str,
+           accepted: tuple[str, ...] = ("optimal", "optimal_inaccurate"), hint: str = "") -> tuple[np.ndarray, str, float]:
     """Minimise with CVXPY; (solution, status, solver value), or :class:`SolverError` naming ``what``."""
+    import cvxpy as cp  # here, not at import: cvxpy takes 0.6 s to import, and most commands never solve
+
     cvx_problem = cp.Problem(cp.Minimize(objective), constraints)
     try:
         cvx_problem.solve(solver=solver)
@@ -70,6 +71,8 @@ def centralized_optimum(problem: ConsensusProblem, solver: str = "CLARABEL") -> 
     accurate after all. (Clarabel stalls just short of its 1e-8 gap tolerance on some
     exponential-cone instances and says "optimal_inaccurate"; the certificate decides.)
     """
+    import cvxpy as cp  # here, not at import: cvxpy takes 0.6 s to import, and most commands never solve
+
     features = problem.stacked.signed_features
     weights = problem.stacked.weights
     f = cp.Variable(problem.dim)
@@ -106,6 +109,8 @@ def sharing_optimum(problem: SharingProblem, solver: str = "CLARABEL") -> Optimu
     x − Π_X(x − ∇F(x)) (zero exactly at the optimum) and the bounds are reported from it, as
     indications rather than certificates (status "optimal" is then required).
     """
+    import cvxpy as cp  # here, not at import: cvxpy takes 0.6 s to import, and most commands never solve
+
     x = cp.Variable(problem.dim)
     margins = cp.multiply(problem.labels, problem.design @ x)
     objective = cp.sum(cp.logistic(-margins)) / problem.samples + 0.5 * problem.lam * cp.sum_squares(x)
@@ -131,6 +136,8 @@ def sharing_optimum(problem: SharingProblem, solver: str = "CLARABEL") -> Optimu
 def hindsight_optimum(problem: OnlineProblem, rounds: int | None = None, solver: str = "CLARABEL") -> Optimum:
     """inf_{v ∈ χ} Σ_{t ≤ rounds} f_t(v), the comparator of the DPSDA regrets (2), (3), (19),
     solved with CVXPY (a least-squares or logistic program over the box or ball)."""
+    import cvxpy as cp  # here, not at import: cvxpy takes 0.6 s to import, and most commands never solve
+
     rounds = problem.rounds if rounds is None else rounds
     a = problem.features[:rounds].reshape(-1, problem.dim)
     b = problem.targets[:rounds].reshape(-1)

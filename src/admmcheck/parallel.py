@@ -8,7 +8,7 @@ Memory stays bounded: at most two blocks per worker are in flight, and the calle
 each block before more are submitted.
 
 This is for the toolkit's reference implementations (trusted code): third-party mechanisms
-under audit run only in the auditor's isolated workers (:mod:`admmcheck.audit.sampling`).
+under audit run only in the auditor's isolated workers (:mod:`admmcheck.audit.running.sampling`).
 """
 
 from __future__ import annotations

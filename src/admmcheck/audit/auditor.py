@@ -1,9 +1,9 @@
 """The black-box audit: sample, choose events on one split, bound them on the other.
 
 1. Workers draw a selection split (15 % of the samples per side, SELECTION_FRACTION) and the main
-   process chooses candidate events on it (:mod:`admmcheck.audit.events`).
+   process chooses candidate events on it (:mod:`admmcheck.audit.statistics.events`).
 2. Workers draw the bounding split; each block is reduced at once to the events' counts
-   (:class:`~admmcheck.audit.counting.Tally`), so memory holds one block per worker, never the
+   (:class:`~admmcheck.audit.statistics.counting.Tally`), so memory holds one block per worker, never the
    whole bounding split. On large splits (COUNT_IN_WORKERS) the workers count their own blocks and
    only the counts come back.
 3. Each event gives ε_lb = ln((p̲_a − δ)/p̄_b) from its two one-sided Clopper-Pearson
@@ -13,7 +13,7 @@
    events share the rest, so all bounds hold together with probability >= confidence while the
    likely winner pays little for the others. The audit reports the largest bound; it is a
    **violation** only when that exceeds the claimed ε.
-4. The (ε, δ) curve (:mod:`admmcheck.audit.curve`): the same counts, with those of ladders of
+4. The (ε, δ) curve (:mod:`admmcheck.audit.statistics.curve`): the same counts, with those of ladders of
    thresholds on the best events' scores (fixed on the selection split, counted in the same pass),
    bound δ(ε) and ε(δ) on grids, a statement of its own at the same confidence.
 """
@@ -29,19 +29,19 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from admmcheck.audit.checkpoint import Checkpoint
-from admmcheck.audit.contract import PrivacyClaim
-from admmcheck.audit.counting import Tally
-from admmcheck.audit.curve import IDENTITY as CURVE_IDENTITY
-from admmcheck.audit.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.estimators import (RATIO_TEST, TWO_INTERVALS, cp_lower, cp_upper, delta_bound, epsilon_bound,
+from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.statistics.counting import Tally
+from admmcheck.audit.statistics.curve import IDENTITY as CURVE_IDENTITY
+from admmcheck.audit.statistics.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
+from admmcheck.audit.statistics.estimators import (RATIO_TEST, TWO_INTERVALS, cp_lower, cp_upper, delta_bound, epsilon_bound,
                                         leak_floor, point_estimate, ratio_epsilon_bound, ratio_leak_floor)
-from admmcheck.audit.events import identity as event_families
-from admmcheck.audit.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
+from admmcheck.audit.statistics.events import identity as event_families
+from admmcheck.audit.statistics.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
                                     histogram_edges, scores_of)
-from admmcheck.audit.outputs import Block, Encoding, Layout, calls_repeat, seed_insensitive
-from admmcheck.audit.sampling import Randomness, Sampler, Source, Task
+from admmcheck.audit.inputs.outputs import Block, Encoding, Layout, calls_repeat, seed_insensitive
+from admmcheck.audit.running.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import MechanismError
 from admmcheck.progress import Budget
 
@@ -98,7 +98,7 @@ class AuditResult:
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
-        curve (:meth:`admmcheck.audit.curve.PrivacyCurve.as_dict`): ``epsilon_grid`` with
+        curve (:meth:`admmcheck.audit.statistics.curve.PrivacyCurve.as_dict`): ``epsilon_grid`` with
         ``delta_lower_bound`` (and ``claimed_delta``, the most an (ε, δ)-DP claim allows) on it,
         ``delta_grid`` with ``epsilon_lower_bound`` on it, ``exceeds_claim`` (and where), how many
         ``sets`` (and ``ladders``, ``intervals``) were bounded, each interval's ``level``, the
@@ -174,22 +174,22 @@ def audit(
     **changes: object,
 ) -> AuditResult:
     """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``settings`` (default
-    :class:`~admmcheck.audit.settings.AuditSettings`), any of whose fields can also be given as a
+    :class:`~admmcheck.audit.running.settings.AuditSettings`), any of whose fields can also be given as a
     keyword (``audit(m, n, claim, samples=20_000, seed=1)``); ``progress`` shows a progress bar.
 
     Blocks are drawn on ``settings.workers`` local processes (default: every core), or as tasks of
     the Dask cluster whose scheduler is at ``settings.scheduler``
-    (:mod:`admmcheck.audit.dask_executor`; ``workers`` then defaults to the cluster's threads);
+    (:mod:`admmcheck.audit.running.dask_executor`; ``workers`` then defaults to the cluster's threads);
     either gives the same samples.
 
     ``settings.randomness``: "seeded" (the mechanism's outputs must be functions of the sample seeds:
     the same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g.
     from ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
     unseeded with a :class:`~admmcheck.errors.UnseededRandomness` warning when the same seed gives
-    different outputs); see :func:`~admmcheck.audit.sampling.judge_randomness`.
+    different outputs); see :func:`~admmcheck.audit.running.sampling.judge_randomness`.
 
     ``settings.exceptions_are_outputs``: a call that raises releases the exception's type (an output
-    like any other, :func:`~admmcheck.audit.outputs.raised_kind`) instead of stopping the audit.
+    like any other, :func:`~admmcheck.audit.inputs.outputs.raised_kind`) instead of stopping the audit.
 
     ``settings.sequential``: draw in growing looks and stop as soon as a violation is established, an
     anytime-valid test by betting (:mod:`admmcheck.audit.sequential`; ``mode`` "sequential")."""
@@ -362,7 +362,7 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
 
 
 def _leak_floor(outcome: dict[str, Any], claim: PrivacyClaim) -> dict[str, object]:
-    """The rarest leak the audit's bounding split can refute (:func:`~admmcheck.audit.estimators.leak_floor`),
+    """The rarest leak the audit's bounding split can refute (:func:`~admmcheck.audit.statistics.estimators.leak_floor`),
     at the best level any of its events got and the fewest bounding samples of a side."""
     level = max(row["level"] for row in outcome["candidates"])
     n = min(min(row["n"]) for row in outcome["candidates"])

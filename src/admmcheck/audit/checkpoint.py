@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.audit.outputs import Block
+from admmcheck.audit.inputs.outputs import Block
 from admmcheck.errors import InvalidConfiguration, OutputError
 from admmcheck.output import output_file
 

@@ -1,10 +1,10 @@
 """The neighbour search: screen many candidate pairs, then audit only the chosen ones on fresh samples.
 
-1. **Screening.** Every candidate pair (a :class:`~admmcheck.audit.contract.PairSequence`: a dataset's
-   :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`, StatDP's query-answer patterns, or a registered
+1. **Screening.** Every candidate pair (a :class:`~admmcheck.audit.inputs.contract.PairSequence`: a dataset's
+   :class:`~admmcheck.audit.inputs.neighbourhoods.CandidatePairs`, StatDP's query-answer patterns, or a registered
    mechanism's :class:`~admmcheck.mechanisms.candidates.RegisteredPairs`)
    gets ``SearchSettings.samples`` samples per side of its own, drawn from a seed stream apart from
-   the audit's. On them the audit's own event selection (:func:`~admmcheck.audit.events.candidate_events`)
+   the audit's. On them the audit's own event selection (:func:`~admmcheck.audit.statistics.events.candidate_events`)
    predicts the bound the pair would give on the audit's bounding split (without the learned
    families, :data:`SCREEN_SKIPS`, which cost seconds per pair); that prediction is the pair's score.
 2. **Bounding.** The ``SearchSettings.keep`` best-scoring pairs are audited by
@@ -23,18 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from admmcheck.audit.auditor import MOST_EVENTS, AuditResult, audit, event_levels, selection_size
-from admmcheck.audit.contract import PairSequence, Pairs, PrivacyClaim
-from admmcheck.audit.events import SelectionSizes, candidate_events
-from admmcheck.audit.outputs import Block, Encoding
-from admmcheck.audit.sampling import Sampler, Source, Task
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.inputs.contract import PairSequence, Pairs, PrivacyClaim
+from admmcheck.audit.statistics.events import SelectionSizes, candidate_events
+from admmcheck.audit.inputs.outputs import Block, Encoding
+from admmcheck.audit.running.sampling import Sampler, Source, Task
+from admmcheck.audit.running.settings import AuditSettings, SearchSettings  # noqa: F401 - SearchSettings is used here too
 from admmcheck.progress import Budget
-from admmcheck.validation import positive_int
 
 SCREEN_STREAM = 29  # mixed into the seed of the screening samples: a stream apart from the audit's
 SCREEN_BLOCK = 5_000
@@ -43,21 +41,6 @@ SCREEN_BLOCK = 5_000
 SCREEN_SKIPS = ("classifier", "mixed")
 SCREEN_CUTS = 50  # thresholds tried per score while screening (the audit tries 400): a ranking needs no finer
 # choice, and the bounds of each cut cost most of a candidate's screening time
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """The search's budget: at most ``candidates`` candidate pairs, ``samples`` screening samples per
-    side for each, and the ``keep`` best pairs audited."""
-
-    candidates: int = 100
-    samples: int = 2_000
-    keep: int = 1
-
-    def __post_init__(self) -> None:
-        positive_int("candidates", self.candidates)
-        positive_int("samples", self.samples)
-        positive_int("keep", self.keep)
 
 
 def search_audit(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim,

@@ -32,7 +32,7 @@ edges; an average of two bettors would grow at the faster one's rate only. On a 
 of half the claimed scale the growth-optimal one-event bettor gains 0.057 per pair, the two-leg one 0.079
 (exact laws, ``benchmarks/sequential_limit.py``).
 
-**Several events.** Before each look the events of :func:`~admmcheck.audit.events.candidate_events`
+**Several events.** Before each look the events of :func:`~admmcheck.audit.statistics.events.candidate_events`
 are chosen on every sample drawn so far (the fixed-n audit's families) and ranked by the growth
 rate their bet is expected to give (below); slot k bets on the k-th best, with initial wealth
 SLOT_WEIGHTS[k] / pairs (per neighbour pair). Each slot's wealth is an e-process (its event and
@@ -92,12 +92,12 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from admmcheck.audit.contract import PrivacyClaim
-from admmcheck.audit.estimators import cp_lower, cp_upper, point_estimate
-from admmcheck.audit.events import (FAMILIES, PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events,
+from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, point_estimate
+from admmcheck.audit.statistics.events import (FAMILIES, PESSIMISM, QUANTILES, Event, SelectionSizes, candidate_events,
                                     threshold_counts)
-from admmcheck.audit.outputs import Block, Encoding, calls_repeat, seed_insensitive
-from admmcheck.audit.sampling import Sampler, Task
+from admmcheck.audit.inputs.outputs import Block, Encoding, calls_repeat, seed_insensitive
+from admmcheck.audit.running.sampling import Sampler, Task
 from admmcheck.errors import MechanismError
 from admmcheck.progress import Budget
 
@@ -241,7 +241,7 @@ def tuned_bet(event: Event, features: tuple[np.ndarray, np.ndarray], claim: Priv
     :func:`bet` predicts from pessimistic frequencies on ``features`` (both sides' samples), among the
     QUANTILES quantile cuts of their scores, staked at KELLY_FRACTION of the growth-optimal stake on the
     plain frequencies there. (The candidate events also try the most extreme scores of each tail,
-    :func:`~admmcheck.audit.events.threshold_cuts`; as bets those were measured to help some mechanisms
+    :func:`~admmcheck.audit.statistics.events.threshold_cuts`; as bets those were measured to help some mechanisms
     and hurt others: ``benchmarks/sequential_power.py``, issue 30's note.) The candidate events' own
     thresholds are chosen for a Clopper-Pearson bound on many samples, which favours rare events of
     large ratio; a bet at the claim grows fastest on the event that beats e^claim by the most mass. The

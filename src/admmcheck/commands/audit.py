@@ -1,6 +1,6 @@
 """What ``admmcheck audit`` runs, as plain data in and an :class:`AuditResult` out: a third-party
 mechanism (:class:`CodeAuditConfig`) or one of our registered consensus mechanisms
-(:class:`ReferenceAuditConfig`). Both carry one :class:`~admmcheck.audit.settings.AuditSettings`."""
+(:class:`ReferenceAuditConfig`). Both carry one :class:`~admmcheck.audit.running.settings.AuditSettings`."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from admmcheck.audit.auditor import AuditResult, audit
-from admmcheck.audit.contract import Pair, PairSequence, PrivacyClaim
-from admmcheck.audit.datafiles import is_data_file, read_pair
-from admmcheck.audit.neighbourhoods import (NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs, parse_domain,
+from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
+from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
+from admmcheck.audit.inputs.neighbourhoods import (NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs, parse_domain,
                                             read_dataset)
-from admmcheck.audit.octave import require_octave
-from admmcheck.audit.sampling import Source
-from admmcheck.audit.search import SearchSettings, search_audit
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.octave import require_octave
+from admmcheck.audit.running.sampling import Source
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.search import search_audit
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
@@ -29,9 +30,9 @@ class CodeAuditConfig:
     """A third-party audit: ``mechanism`` is ``FILE.py:NAME``, ``module:NAME`` or ``FILE.m:FUNCTION``
     (run in GNU Octave); the claim is (``epsilon``, ``delta``). The neighbours are either given,
     ``neighbors``: one of those or data files (``D0.csv,D1.csv``, ``PAIR.npz``:
-    :mod:`admmcheck.audit.datafiles`), or searched (:mod:`admmcheck.audit.search`) among the candidates
+    :mod:`admmcheck.audit.inputs.datafiles`), or searched (:mod:`admmcheck.audit.search`) among the candidates
     of ``neighbour_kind``: ``replace-one`` or ``add-remove`` of a record of ``dataset`` (CSV or NPZ,
-    :func:`~admmcheck.audit.neighbourhoods.read_dataset`; replaced records lie in ``record_domain``), or
+    :func:`~admmcheck.audit.inputs.neighbourhoods.read_dataset`; replaced records lie in ``record_domain``), or
     ``query-answers``: StatDP's patterns on ``queries`` query answers; ``neighbour_search`` is the
     search's budget."""
 

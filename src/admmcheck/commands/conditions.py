@@ -6,13 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from admmcheck.conditions.certificates import to_fraction
-from admmcheck.conditions.constants import LocalConstants, local_constants
-from admmcheck.conditions.gamma_search import minimal_gamma
-from admmcheck.conditions.graph import exact_graph
-from admmcheck.conditions.lemmas import graph_laplacian_checks
-from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks, theorem_32_checks
-from admmcheck.conditions.radmm import RadmmSetting, radmm_conditions
 from admmcheck.datasets import dataset_by_name, make_problem
 from admmcheck.errors import InvalidConfiguration, InvalidNetwork
 from admmcheck.networks import Network, network_by_name, network_from_edge_list
@@ -92,6 +85,9 @@ class ConditionsConfig:
 
 def _constants(config: ConditionsConfig, network: Network) -> tuple[tuple, tuple | None, dict[str, object]]:
     """M_i and m_i as given, else from the dataset (m_i is None for radmm without a dataset)."""
+    from admmcheck.conditions.certificates import to_fraction
+    from admmcheck.conditions.constants import LocalConstants, local_constants
+
     data: LocalConstants | None = None
     if config.dataset is not None:
         dataset = dataset_by_name(config.dataset, seed=config.seed)
@@ -111,6 +107,14 @@ def evaluate_conditions(config: ConditionsConfig, show_progress: bool = False) -
     "fail" (something is refuted or undecided; with ``find_gamma``: no γ >= 0 works) or
     "incomplete" (``max_time`` ran out first; what was certified so far is reported).
     """
+    # the exact arithmetic (sympy) is imported here, not with the command line, which only parses
+    from admmcheck.conditions.certificates import to_fraction
+    from admmcheck.conditions.gamma_search import minimal_gamma
+    from admmcheck.conditions.graph import exact_graph
+    from admmcheck.conditions.lemmas import graph_laplacian_checks
+    from admmcheck.conditions.madmm import MadmmSetting, theorem_31_checks, theorem_32_checks
+    from admmcheck.conditions.radmm import RadmmSetting, radmm_conditions
+
     budget = Budget(config.max_time, show_progress)
     network = network_from_spec(config.graph)
     graph = exact_graph(network)

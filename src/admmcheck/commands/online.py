@@ -8,8 +8,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from admmcheck.audit.search import SearchSettings
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import random_sequence
@@ -147,7 +147,7 @@ def run_dpsda_audit(config: DpsdaAuditConfig, progress: bool = False) -> dict[st
     """Black-box audit against T·ε, and with ``white_box`` the exact loss of the same number of
     transcripts and its searched worst case."""
     from admmcheck.audit import PrivacyClaim
-    from admmcheck.audit.loss_profile import loss_distribution
+    from admmcheck.audit.statistics.loss_profile import loss_distribution
     from admmcheck.commands.audit import audit_registered, audited_place
     from admmcheck.mechanisms.dpsda import DpsdaMechanism
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.audit.search import SearchSettings
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.datasets import dataset_by_name
 from admmcheck.errors import InvalidConfiguration

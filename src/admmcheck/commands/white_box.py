@@ -1,7 +1,7 @@
 """The white-box check of a reference mechanism (``admmcheck audit REFERENCE --white-box``).
 
 Transcripts are sampled under D in this process (our own code), their exact losses computed
-(:mod:`admmcheck.mechanisms.privacy_loss`) and summarised (:mod:`admmcheck.audit.loss_profile`);
+(:mod:`admmcheck.mechanisms.privacy_loss`) and summarised (:mod:`admmcheck.audit.statistics.loss_profile`);
 with ``search`` the worst case over transcripts and neighbours is searched
 (:mod:`admmcheck.mechanisms.worst_case`). The verdict compares both with the theorem's β: a loss
 above β (beyond floating-point tolerance) is a **violation** whose evidence is the seed and
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
-from admmcheck.audit.loss_profile import loss_distribution, plot_loss_distribution
+from admmcheck.audit.statistics.loss_profile import loss_distribution, plot_loss_distribution
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from admmcheck.audit.contract import Pair, PairSequence
-from admmcheck.audit.neighbourhoods import at_most
+from admmcheck.audit.inputs.contract import Pair, PairSequence
+from admmcheck.audit.inputs.neighbourhoods import at_most
 
 
 class RegisteredPairs(PairSequence):

@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from admmcheck.audit.contract import BatchedRunMechanism
+from admmcheck.audit.inputs.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.networks import Network
 from admmcheck.problems import ConsensusProblem

@@ -24,7 +24,7 @@ from typing import Any, Callable
 import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.audit.contract import BatchedRunMechanism
+from admmcheck.audit.inputs.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.graph_sequences import GraphSequence
 from admmcheck.problems.online import OnlineProblem

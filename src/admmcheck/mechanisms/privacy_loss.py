@@ -42,7 +42,7 @@ from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.networks import Network
 from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import DEFAULT_TOL, solve_local
+from admmcheck.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem
 
 #: Where a mechanism adds no noise, recovered noise below this norm counts as zero.

@@ -24,8 +24,8 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
                                   run_radmm)
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
-from admmcheck.audit.search import SearchSettings
-from admmcheck.audit.settings import AuditSettings
+from admmcheck.audit.running.settings import SearchSettings
+from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record

@@ -27,6 +27,7 @@ import numpy as np
 
 from admmcheck.algorithms.private_radmm import odd_steps
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.local_solver import DEFAULT_TOL
 from admmcheck.mechanisms import privacy_loss as exact
 from admmcheck.mechanisms import worst_case as search
 from admmcheck.schedules import schedule_table
@@ -156,7 +157,7 @@ class PrimalPerturbation(Release):
     def loss(self, mechanism, parameters, d0, d1, transcript, nodes):
         alpha = _alpha(parameters, mechanism.iterations, mechanism.network.nodes)
         return exact.primal_perturbation_loss(mechanism.network, self._eta(parameters), alpha,
-                                              float(parameters.get("tol", exact.DEFAULT_TOL)), d0, d1, transcript,
+                                              float(parameters.get("tol", DEFAULT_TOL)), d0, d1, transcript,
                                               nodes)
 
     def steps(self, mechanism, node):

@@ -31,7 +31,7 @@ from typing import Any, Callable
 import numpy as np
 
 from admmcheck.algorithms.sharing import PartySolver, run_dp_sharing, z_update
-from admmcheck.audit.contract import BatchedRunMechanism
+from admmcheck.audit.inputs.contract import BatchedRunMechanism
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.problems.sharing import SharingProblem
 

@@ -1,7 +1,7 @@
 """The (ε, δ) curve of black-box audits drawn against their claims, for the audit page
 (:mod:`admmcheck.report.audit_page`) and the verification report (:mod:`admmcheck.report.render`).
 
-Each series is one audit's ``privacy_curve`` (:meth:`admmcheck.audit.curve.PrivacyCurve.as_dict`):
+Each series is one audit's ``privacy_curve`` (:meth:`admmcheck.audit.statistics.curve.PrivacyCurve.as_dict`):
 the lower bound on δ(ε) (solid) and the largest δ(ε) its claim allows (dashed, the same colour);
 where the lower bound lies above the claim's curve, the band between them is filled red: there
 the audit refutes the claim. δ is drawn on a symmetric-log scale, linear below 10⁻⁶, so that both

@@ -1,10 +1,10 @@
 """The audit's sampling blocks on a Dask distributed cluster (``--scheduler ADDRESS``).
 
-The :class:`~admmcheck.audit.sampling.Sampler` talks to its workers through two calls,
+The :class:`~admmcheck.audit.running.sampling.Sampler` talks to its workers through two calls,
 ``send(message)`` and ``receive(timeout)``. :class:`DaskWorker` offers the same two calls for a
 cluster: each block becomes one Dask task, and that task does on the Dask worker exactly what
 the local engine does on this machine — it starts (once per Dask worker process and audit) an
-isolated ``python -m admmcheck.audit.worker`` subprocess, sends it the block, and reads the
+isolated ``python -m admmcheck.audit.running.worker`` subprocess, sends it the block, and reads the
 answer with the same per-block time allowance. So the mechanism still never runs in a Dask
 worker's own process, a hanging call is still killed by its per-call timeout, a block returns
 the same JSON header and ``.npy`` bytes, and the samples of a block are the same numbers
@@ -13,7 +13,7 @@ When the audit ends, :func:`close_audit` stops its subprocesses on every Dask wo
 started.
 
 Requirements: ``pip install "admmcheck[dask]"`` here and on every Dask worker (the worker
-starts ``sys.executable -m admmcheck.audit.worker``), and the mechanism's source reachable from
+starts ``sys.executable -m admmcheck.audit.running.worker``), and the mechanism's source reachable from
 the workers (a module installed there, or a file at the same path). Dask moves tasks and
 results between machines with its own protocol, which trusts the cluster's workers.
 """
@@ -25,7 +25,7 @@ from collections import deque
 from typing import Any
 
 
-from admmcheck.audit.worker_process import WorkerProcess
+from admmcheck.audit.running.worker_process import WorkerProcess
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
@@ -108,7 +108,7 @@ def cluster_slots(client) -> int:
 
 
 class DaskWorker:
-    """Stands in for a :class:`~admmcheck.audit.worker_process.WorkerProcess`: ``send`` submits a Dask
+    """Stands in for a :class:`~admmcheck.audit.running.worker_process.WorkerProcess`: ``send`` submits a Dask
     task, ``receive`` returns the oldest task's answer (or raises ``TimeoutError``)."""
 
     def __init__(self, client) -> None:

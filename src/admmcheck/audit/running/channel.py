@@ -1,6 +1,6 @@
 """How an audit worker's answers are framed on their pipe: :data:`MAGIC`, the JSON header's length and the body's
-length (little-endian 64-bit), the header, the body. Written by the worker (:mod:`admmcheck.audit.worker`), read and
-checked by the process that drives it (:mod:`admmcheck.audit.worker_process`): an answer that does not start with
+length (little-endian 64-bit), the header, the body. Written by the worker (:mod:`admmcheck.audit.running.worker`), read and
+checked by the process that drives it (:mod:`admmcheck.audit.running.worker_process`): an answer that does not start with
 the magic bytes, or is larger than its request allows, was not written by the worker's own code."""
 
 from __future__ import annotations

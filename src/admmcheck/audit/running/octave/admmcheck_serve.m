@@ -1,5 +1,5 @@
 function admmcheck_serve (answer_file)
-  % admmcheck's side of an Octave audit worker (admmcheck.audit.octave): requests come on stdin,
+  % admmcheck's side of an Octave audit worker (admmcheck.audit.running.octave): requests come on stdin,
   % one text line each (a packed value in base64 where the request carries one; input() reads
   % a line as soon as it arrives, where fgetl and fread on a pipe wait for a full buffer); every answer
   % goes to ANSWER_FILE (a pipe) as a uint64 length and that many bytes: 'o' and a packed value,

@@ -1,13 +1,13 @@
 """One audit worker seen from the process that drives it.
 
-The worker (``python -m admmcheck.audit.worker``) runs under its supervisor (:mod:`admmcheck.audit.supervisor`:
+The worker (``python -m admmcheck.audit.running.worker``) runs under its supervisor (:mod:`admmcheck.audit.running.supervisor`:
 watchdog, containment, output capture). Requests go to the worker on a pipe of their own (pickles written by
 admmcheck), answers come back on another (a framed JSON header and ``.npz`` bytes, read with a deadline and checked
 before they are believed); neither is the worker's stdin or stdout, which belong to the code under audit. Where
 the worker is, and the tail of what it printed, are read from the record it shares
-(:mod:`admmcheck.audit.progress`); how it ended, from the supervisor's report. So every fault, a death included,
+(:mod:`admmcheck.audit.running.progress`); how it ended, from the supervisor's report. So every fault, a death included,
 names its cause and its sample. Used by the local sampler and, on each Dask worker, by
-:mod:`admmcheck.audit.dask_executor`.
+:mod:`admmcheck.audit.running.dask_executor`.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import time
 from collections import deque
 from typing import Any
 
-from admmcheck.audit.limits import WorkerLimits
-from admmcheck.audit.progress import WRITTEN, Progress, create_file, where
-from admmcheck.audit.channel import MAGIC, PREFIX
+from admmcheck.audit.running.limits import WorkerLimits
+from admmcheck.audit.running.progress import WRITTEN, Progress, create_file, where
+from admmcheck.audit.running.channel import MAGIC, PREFIX
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 # Read by BLAS and OpenMP when they load: one thread per worker process, as the engine's own runs use
@@ -40,7 +40,7 @@ REPORT_WAIT = 10.0
 
 class WorkerDied(MechanismError):
     """The worker stopped, was stopped or broke the protocol: ``cause`` in words, ``sample`` where (the words
-    of :func:`~admmcheck.audit.progress.where`), ``output`` the tail of what it printed."""
+    of :func:`~admmcheck.audit.running.progress.where`), ``output`` the tail of what it printed."""
 
     def __init__(self, cause: str, sample: str, output: str) -> None:
         self.cause, self.sample, self.output = cause, sample, output
@@ -65,14 +65,14 @@ class WorkerProcess:
         lifeline_read, self._lifeline = os.pipe()  # never written: its end closing tells the supervisor to stop
         progress = create_file()
         self.progress = Progress(progress)
-        worker = [sys.executable, "-m", "admmcheck.audit.worker",
+        worker = [sys.executable, "-m", "admmcheck.audit.running.worker",
                   json.dumps({"requests": request_read, "answers": answer_write, "progress": progress,
                               **limits.worker_settings()})]
         settings = {"lifeline": lifeline_read, "status": status_write, "progress": progress,
                     "timeout": limits.timeout, "worker": worker, "pass_fds": [request_read, answer_write, progress]}
         passed = (request_read, answer_write, progress, lifeline_read, status_write)
         self._supervisor = subprocess.Popen(
-            [sys.executable, "-m", "admmcheck.audit.supervisor", json.dumps(settings)], stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", "admmcheck.audit.running.supervisor", json.dumps(settings)], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=passed, close_fds=True,
             env=os.environ | ONE_THREAD, start_new_session=True)  # not stopped by the terminal's Ctrl-C: by us
         for fd in passed:

@@ -13,17 +13,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from admmcheck.audit.datafiles import is_data_file, read_pair
-from admmcheck.audit.octave import OctaveMechanism, OctaveNeighbours
+from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
+from admmcheck.audit.running.octave import OctaveMechanism, OctaveNeighbours
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 
 def load_callable(spec: str, role: str = "mechanism") -> Callable:
     """Import ``FILE.py:NAME`` or ``module:NAME`` and return NAME, or start ``FILE.m:FUNCTION`` in
-    GNU Octave (:mod:`admmcheck.audit.octave`; ``role`` "mechanism" or "neighbours" says how it is
+    GNU Octave (:mod:`admmcheck.audit.running.octave`; ``role`` "mechanism" or "neighbours" says how it is
     called). Runs the code: call this in a worker process for code under audit, never in the main
     process. With ``role`` "neighbours", data files (``D0.csv,D1.csv``, ``PAIR.npz``) are read
-    into their :class:`Pair` (:mod:`admmcheck.audit.datafiles`)."""
+    into their :class:`Pair` (:mod:`admmcheck.audit.inputs.datafiles`)."""
     if role == "neighbours":
         if is_data_file(spec):
             return read_pair(spec)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from admmcheck.audit.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
+from admmcheck.audit.running.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.validation import non_negative_int, positive_int, real
 
@@ -26,11 +26,11 @@ class AuditSettings:
     or, with ``scheduler`` (``tcp://HOST:8786``), Dask tasks; ``timeout`` seconds per mechanism call;
     ``max_time`` seconds of drawing before the bound is taken on what was drawn; ``checkpoint`` a
     file that stores finished blocks; ``randomness`` auto, seeded or unseeded
-    (:func:`~admmcheck.audit.sampling.judge_randomness`); ``exceptions_are_outputs``: a call that
+    (:func:`~admmcheck.audit.running.sampling.judge_randomness`); ``exceptions_are_outputs``: a call that
     raises releases its exception type instead of stopping the audit; ``sequential``: draw in growing
     looks and stop as soon as a violation is established (an anytime-valid test by betting,
     :mod:`admmcheck.audit.sequential`), or when ``samples`` per side are spent. Each worker runs under limits
-    (:mod:`admmcheck.audit.limits`): ``memory_limit`` MiB of memory (default: half the machine's, shared out among
+    (:mod:`admmcheck.audit.running.limits`): ``memory_limit`` MiB of memory (default: half the machine's, shared out among
     the workers) and ``max_output`` MiB per output."""
 
     samples: int = 100_000
@@ -92,3 +92,18 @@ class AuditSettings:
 
 
 FIELDS = tuple(f.name for f in fields(AuditSettings))
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The search's budget: at most ``candidates`` candidate pairs, ``samples`` screening samples per
+    side for each, and the ``keep`` best pairs audited."""
+
+    candidates: int = 100
+    samples: int = 2_000
+    keep: int = 1
+
+    def __post_init__(self) -> None:
+        positive_int("candidates", self.candidates)
+        positive_int("samples", self.samples)
+        positive_int("keep", self.keep)

@@ -10,7 +10,7 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
   continuous values, also logistic regression on an atom-aware feature map;
 * ``additive`` and ``shared``: thresholds on additive scores sum_j f_j(x_j), step functions of each
   coordinate learnt by logistic regression on its atom and quantile-bin codes (one f per
-  coordinate, also after whitening; or one f for all coordinates): :mod:`admmcheck.audit.additive`;
+  coordinate, also after whitening; or one f for all coordinates): :mod:`admmcheck.audit.statistics.additive`;
 * ``histogram``: sets of the output's histograms (how many coordinates fall on each atom and on each
   side of the pooled median of the other values), in estimated-ratio order shrunk toward a model linear
   in the histogram, for losses that depend on the histogram but not linearly (a sparse-vector mechanism
@@ -25,7 +25,7 @@ Every family is tried, and the best events go on to be bounded on fresh samples:
   estimated likelihood ratio (the optimal events for discrete laws);
 * ``support``: outputs of one dataset lying off the affine subspace that holds every
   output of the other one (degenerate, lower-dimensional noise: an infinite ε);
-* ``structure``: for outputs of several kinds (:mod:`admmcheck.audit.outputs`: shapes,
+* ``structure``: for outputs of several kinds (:mod:`admmcheck.audit.inputs.outputs`: shapes,
   types, labels, ``None``, raised exceptions), sets of kinds in estimated likelihood-ratio
   order; a kind seen under one dataset only is an infinite ε.
 
@@ -46,9 +46,9 @@ from typing import Callable
 
 import numpy as np
 
-from admmcheck.audit.additive import CoordinateCodes, SharedCodes, atoms_of
-from admmcheck.audit.outputs import Layout
-from admmcheck.audit.estimators import RATIO_TEST, better_estimator, cp_lower, cp_upper, epsilon_bound
+from admmcheck.audit.statistics.additive import CoordinateCodes, SharedCodes, atoms_of
+from admmcheck.audit.inputs.outputs import Layout
+from admmcheck.audit.statistics.estimators import RATIO_TEST, better_estimator, cp_lower, cp_upper, epsilon_bound
 from admmcheck.errors import InvalidConfiguration
 
 QUANTILES = 400
@@ -76,7 +76,7 @@ class Event:
     samples are not to be trusted); 0 where every sample chose the threshold (the projection family's
     logistic fits, whose few weights barely overfit, also use the samples they were fitted on).
     ``ratio_test``: its ε bound is to come from the conditional ratio test
-    (:func:`admmcheck.audit.estimators.ratio_epsilon_bound`) rather than two Clopper-Pearson intervals,
+    (:func:`admmcheck.audit.statistics.estimators.ratio_epsilon_bound`) rather than two Clopper-Pearson intervals,
     chosen on the selection split (:func:`with_estimator`)."""
 
     family: str
@@ -466,7 +466,7 @@ def _mixed_events(s0: np.ndarray, s1: np.ndarray, mixed: MixedCoordinates, sizes
 
 
 def _code_events(family: str, selection: Selection, fits: list[Callable]) -> list[Event]:
-    """Additive scores sum_j f_j(x_j) (:mod:`admmcheck.audit.additive`): each of ``fits`` makes the one-hot
+    """Additive scores sum_j f_j(x_j) (:mod:`admmcheck.audit.statistics.additive`): each of ``fits`` makes the one-hot
     codes (from the pooled fitting samples and the columns to use), whose logistic weights are the f_j,
     fitted on the first :func:`_fitted` samples of each side; the threshold is chosen on the rest."""
     from sklearn.linear_model import LogisticRegression
@@ -648,7 +648,7 @@ def with_estimator(event: Event, score0: np.ndarray, score1: np.ndarray, sizes: 
     """``event`` marked for the estimator whose bound is larger at the counts its selection frequencies
     project onto the bounding split (``score0``/``score1``: its scores of the selection samples; those
     it was fitted on are left out): the conditional ratio test wins on rare events, two Clopper-Pearson
-    intervals on common ones (:func:`admmcheck.audit.estimators.ratio_epsilon_bound`). Only for claims
+    intervals on common ones (:func:`admmcheck.audit.statistics.estimators.ratio_epsilon_bound`). Only for claims
     with δ = 0, and fixed before any bounding sample is drawn, so the bound stays valid."""
     if sizes.delta != 0:
         return event

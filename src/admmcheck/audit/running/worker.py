@@ -1,14 +1,14 @@
-"""An audit worker process: ``python -m admmcheck.audit.worker SETTINGS``, started by its supervisor
-(:mod:`admmcheck.audit.supervisor`).
+"""An audit worker process: ``python -m admmcheck.audit.running.worker SETTINGS``, started by its supervisor
+(:mod:`admmcheck.audit.running.supervisor`).
 
 Reads length-prefixed pickled messages from the driving process on a pipe of its own (``init``, ``pairs``,
-``block``, ``tally``, ``count``) and writes each answer on another (:mod:`admmcheck.audit.channel`: a magic
+``block``, ``tally``, ``count``) and writes each answer on another (:mod:`admmcheck.audit.running.channel`: a magic
 number, two lengths, a JSON header and, for a block, the samples as ``.npz`` bytes, :meth:`Block.to_bytes`, no
-pickle). ``tally`` gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.counting.Tally`);
+pickle). ``tally`` gives the events a ``count`` reduces its block to (:class:`~admmcheck.audit.statistics.counting.Tally`);
 that answer is the counts alone, as JSON integers. Once the mechanism was seen writing into its input dataset
-(:func:`~admmcheck.audit.sampling.input_changed`), every header says where. SETTINGS (JSON) names the two pipes,
-the shared progress record (:mod:`admmcheck.audit.progress`) and the limits the worker puts on itself before it
-loads anything (:func:`admmcheck.audit.limits.apply`).
+(:func:`~admmcheck.audit.running.sampling.input_changed`), every header says where. SETTINGS (JSON) names the two pipes,
+the shared progress record (:mod:`admmcheck.audit.running.progress`) and the limits the worker puts on itself before it
+loads anything (:func:`admmcheck.audit.running.limits.apply`).
 
 The protocol's descriptors are not the worker's stdin or stdout: stdin is the null device and stdout and stderr
 are the supervisor's capture, so code that reads, prints, or closes descriptors 0 to 2 changes nothing. The
@@ -26,10 +26,10 @@ import pickle
 import struct
 import sys
 
-from admmcheck.audit import limits
-from admmcheck.audit.channel import frame
-from admmcheck.audit.progress import Progress
-from admmcheck.audit.supervisor import die_with_parent
+from admmcheck.audit.running import limits
+from admmcheck.audit.running.channel import frame
+from admmcheck.audit.running.progress import Progress
+from admmcheck.audit.running.supervisor import die_with_parent
 
 EXIT_STOPPED = 70
 
@@ -58,7 +58,7 @@ class _Channel:
 
 
 def _loaded(payload: bytes):
-    """The :class:`~admmcheck.audit.counting.Tally` of ``Tally.to_bytes`` (written by the main process),
+    """The :class:`~admmcheck.audit.statistics.counting.Tally` of ``Tally.to_bytes`` (written by the main process),
     or the exception that loading it raised (an event scored by a function this process cannot import)."""
     try:
         return pickle.loads(payload)
@@ -78,7 +78,7 @@ def _counted(tally, block) -> dict:
 
 def serve(channel: _Channel) -> None:
     """Answer requests until the driving process closes them."""
-    from admmcheck.audit.sampling import count_pairs, input_changed, run_block  # numpy and the engine
+    from admmcheck.audit.running.sampling import count_pairs, input_changed, run_block  # numpy and the engine
 
     setup = tally = None
     while True:
@@ -118,7 +118,7 @@ def main() -> None:
         os.set_inheritable(fd, False)  # not handed to what the mechanism starts
     progress = Progress(settings["progress"], bare=True)
     os.close(settings["progress"])
-    from admmcheck.audit import sampling
+    from admmcheck.audit.running import sampling
 
     sampling.worker_started(progress, settings["memory"], settings["max_output"], (channel.requests, channel.answers))
     try:

@@ -4,7 +4,7 @@ The events, their histogram edges and the curve's ladders are fixed on the selec
 bounding sample is drawn. The main process counts the blocks it receives with :meth:`Tally.count`; on a
 large bounding split (``auditor.COUNT_IN_WORKERS``) the tally goes instead to the worker processes once
 per neighbour pair, and each worker counts the blocks it draws where it draws them
-(:meth:`~admmcheck.audit.sampling.Sampler.count`), so those outputs never travel to the main process:
+(:meth:`~admmcheck.audit.running.sampling.Sampler.count`), so those outputs never travel to the main process:
 only a few hundred integers a block come back, as JSON. Events score samples with closures over fitted models (a logistic weight vector, a
 gradient-boosting ensemble), which the standard pickle cannot write; :meth:`Tally.to_bytes` uses
 cloudpickle, the serialiser Dask and joblib send such functions with, and a worker reads it with the
@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import cloudpickle
 import numpy as np
 
-from admmcheck.audit.curve import Ladders
-from admmcheck.audit.events import Event, histogram_counts, scores_of
-from admmcheck.audit.outputs import Block, Encoding
+from admmcheck.audit.statistics.curve import Ladders
+from admmcheck.audit.statistics.events import Event, histogram_counts, scores_of
+from admmcheck.audit.inputs.outputs import Block, Encoding
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,5 @@
 function bytes = admmcheck_pack (value)
-  % VALUE as bytes for admmcheck (read by admmcheck.audit.octave.codec.unpack): a tag, the
+  % VALUE as bytes for admmcheck (read by admmcheck.audit.running.octave.codec.unpack): a tag, the
   % dimensions (a uint8 count, then uint64 each), then the elements in column-major order.
   persistent tags = struct ("double", "D", "single", "S", "int8", "b", "uint8", "B", "int16", "h", "uint16", "H",
                             "int32", "i", "uint32", "I", "int64", "q", "uint64", "Q");

@@ -1,9 +1,9 @@
-"""The supervisor of one audit worker: ``python -m admmcheck.audit.supervisor SETTINGS``.
+"""The supervisor of one audit worker: ``python -m admmcheck.audit.running.supervisor SETTINGS``.
 
 Everything the code under audit could switch off from inside the worker's Python is done here, in a process of
 our own that runs no third-party code:
 
-* **the watchdog.** The worker writes into the shared record (:mod:`admmcheck.audit.progress`) when each call of
+* **the watchdog.** The worker writes into the shared record (:mod:`admmcheck.audit.running.progress`) when each call of
   third-party code starts; a call that runs past its limit (``timeout``, ``timeout`` times the block for a
   vectorised batch, ``timeout`` + :data:`LOAD_ALLOWANCE` for loading) has the worker killed, between 1 and 1.1
   times the limit (the watchdog looks every tenth of the timeout, at most every 0.1 s). Signal handlers, timers
@@ -33,7 +33,7 @@ import subprocess
 import sys
 import time
 
-from admmcheck.audit.progress import BATCH, CALL, COUNT, LOADING, PHASE, STARTED, Progress
+from admmcheck.audit.running.progress import BATCH, CALL, COUNT, LOADING, PHASE, STARTED, Progress
 
 #: Seconds beyond ``timeout`` that loading the mechanism and its neighbours may take: importing a module,
 #: building the neighbours' datasets, starting GNU Octave.

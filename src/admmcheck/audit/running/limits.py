@@ -1,7 +1,7 @@
 """The limits every audit worker runs under, and how the worker puts them on itself.
 
 * **time**: each call of third-party code at most ``timeout`` seconds, enforced from outside the worker by its
-  supervisor (:mod:`admmcheck.audit.supervisor`);
+  supervisor (:mod:`admmcheck.audit.running.supervisor`);
 * **memory**: the worker's data segment (``RLIMIT_DATA``: heap and anonymous mappings, which is where numpy,
   Python and C code allocate) at most ``memory`` bytes, soft and hard, inherited by what it starts (its Octave).
   An allocation past it fails (Python's ``MemoryError``) instead of the kernel's out-of-memory killer choosing a

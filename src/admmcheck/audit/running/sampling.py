@@ -14,16 +14,16 @@ be seeded: :func:`judge_randomness` decides from three draws of the same seeds w
 is seeded (reproducible) or unseeded (independent draws, not reproducible), or must be refused.
 
 Isolation. Mechanisms and neighbours given as ``FILE.py:NAME`` are imported and called
-only in worker processes (``python -m admmcheck.audit.worker``, started fresh, so they
+only in worker processes (``python -m admmcheck.audit.running.worker``, started fresh, so they
 inherit nothing and import nothing of the caller's script, with BLAS and OpenMP limited to
 one thread); the main process receives blocks of encoded outputs
-(:class:`~admmcheck.audit.outputs.Block`) as ``.npz`` bytes and JSON, or only a block's counts
+(:class:`~admmcheck.audit.inputs.outputs.Block`) as ``.npz`` bytes and JSON, or only a block's counts
 (:meth:`Sampler.count`), never pickles. Each worker runs under a supervisor of its own
-(:mod:`admmcheck.audit.supervisor`) that kills it when a call overruns the ``timeout``, whatever the code does to
+(:mod:`admmcheck.audit.running.supervisor`) that kills it when a call overruns the ``timeout``, whatever the code does to
 signals and timers, and kills whatever it started when it ends; the worker limits its own memory, open files and
-CPU time (:mod:`admmcheck.audit.limits`) and refuses an output larger than ``max_output``. Before each call the
+CPU time (:mod:`admmcheck.audit.running.limits`) and refuses an output larger than ``max_output``. Before each call the
 worker writes which sample it is on into a record shared with the driving process
-(:mod:`admmcheck.audit.progress`), so every fault names its sample, a death's included.
+(:mod:`admmcheck.audit.running.progress`), so every fault names its sample, a death's included.
 
 Inputs as given. Every call must see the neighbouring dataset as the neighbours gave it, as a call on the
 real dataset would. Research code often writes into its input (centring, clipping, shuffling in place), which
@@ -46,22 +46,19 @@ import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from admmcheck.audit import progress as record
-from admmcheck.audit.contract import neighbour_pairs
-from admmcheck.audit.limits import MIB, cpu_backstop
-from admmcheck.audit.datafiles import is_data_file
-from admmcheck.audit.loading import as_mechanism, load_callable
-from admmcheck.audit.settings import AuditSettings
-from admmcheck.audit.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
-from admmcheck.audit.worker_process import WorkerDied, WorkerProcess
+from admmcheck.audit.running import progress as record
+from admmcheck.audit.inputs.contract import neighbour_pairs
+from admmcheck.audit.running.limits import MIB, cpu_backstop
+from admmcheck.audit.inputs.datafiles import is_data_file
+from admmcheck.audit.running.loading import as_mechanism, load_callable
+from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.audit.inputs.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
+from admmcheck.audit.running.worker_process import WorkerDied, WorkerProcess
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
-
-if TYPE_CHECKING:
-    from admmcheck.audit.counting import Tally
 
 
 @dataclass(frozen=True)
@@ -311,7 +308,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def worker_started(progress: record.Progress, memory: int, max_output: int, protocol: tuple[int, ...]) -> None:
-    """This process is an audit worker (:mod:`admmcheck.audit.worker`): record where it is in ``progress``, refuse
+    """This process is an audit worker (:mod:`admmcheck.audit.running.worker`): record where it is in ``progress``, refuse
     outputs over ``max_output`` bytes, limit each block's CPU time, and have a child of ``os.fork`` that returns from
     a call stop (closing the ``protocol`` descriptors at once, so that it cannot answer in the worker's place)."""
     _WORKER.update(progress=progress, memory=memory, max_output=max_output, limited=True)
@@ -378,7 +375,7 @@ def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
 
 def _pristine(pair: int, side: int) -> bytes | None:
     """The pickled dataset of ``side`` of ``pair`` as the neighbours gave it, both sides of a pair pickled
-    together on its first use (a pair built on demand, :class:`~admmcheck.audit.contract.PairSequence`);
+    together on its first use (a pair built on demand, :class:`~admmcheck.audit.inputs.contract.PairSequence`);
     None where it cannot be pickled (no change to it can be seen)."""
     pristine = _WORKER["pristine"]
     if (pair, side) not in pristine:
@@ -475,7 +472,7 @@ def count_pairs(mechanism: Source, neighbours: Source) -> tuple[str, Any]:
 
 def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, task: Task,
               exceptions_are_outputs: bool = False) -> tuple[str, Any]:
-    """Worker entry: ("ok", :class:`~admmcheck.audit.outputs.Block`) or ("error", message)."""
+    """Worker entry: ("ok", :class:`~admmcheck.audit.inputs.outputs.Block`) or ("error", message)."""
     try:
         callable_, pairs = _worker_state(mechanism, neighbours)
     except (AdmmcheckError, Exception) as exc:
@@ -505,7 +502,7 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
 
 def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
                 exceptions_are_outputs: bool) -> tuple[str, Any]:
-    """One block's calls on ``data`` (:func:`_given`): ("ok", :class:`~admmcheck.audit.outputs.Block`) or
+    """One block's calls on ``data`` (:func:`_given`): ("ok", :class:`~admmcheck.audit.inputs.outputs.Block`) or
     ("error", message)."""
     copied = (task.pair, task.side) in _WORKER["copied"]
     words = _block_words(seed, task)
@@ -659,7 +656,7 @@ def _run_batch(batch, data, words, seed, task: Task, where: str):
 # ---- main side ---------------------------------------------------------------------------
 
 class Sampler:
-    """Draws blocks on worker processes (:mod:`admmcheck.audit.worker`); raises
+    """Draws blocks on worker processes (:mod:`admmcheck.audit.running.worker`); raises
     :class:`MechanismError` on faults. Results come back as JSON and ``.npy`` bytes, never as
     pickles, so nothing a mechanism does in a worker can run code in the main process."""
 
@@ -671,8 +668,8 @@ class Sampler:
         self.timeout, self.exceptions_are_outputs = float(settings.timeout), settings.exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
-        if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.dask_executor)
-            from admmcheck.audit.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
+        if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.running.dask_executor)
+            from admmcheck.audit.running.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
 
             self.limits = settings.worker_limits(None)  # each Dask worker takes its own machine's share
             self._client = connect(scheduler)
@@ -712,7 +709,7 @@ class Sampler:
         for worker in self.workers:
             worker.kill()
         if self._client is not None:
-            from admmcheck.audit.dask_executor import close_audit
+            from admmcheck.audit.running.dask_executor import close_audit
 
             close_audit(self._client, self._init_message()[1:])  # the workers it started on the cluster
             self._client.close()
@@ -851,9 +848,9 @@ class Sampler:
         is consumed lazily, so a generator can stop issuing blocks (the time budget)."""
         return self._stream(tasks, "block", self._unpack)
 
-    def count(self, tasks: Iterable[Task], tally: "Tally") -> Iterator[tuple[Task, np.ndarray]]:
+    def count(self, tasks: Iterable[Task], tally: Any) -> Iterator[tuple[Task, np.ndarray]]:
         """As :meth:`draw`, but each worker reduces its blocks to ``tally``'s counts
-        (:meth:`~admmcheck.audit.counting.Tally.count`, the same numbers as counting the drawn block
+        (:meth:`~admmcheck.audit.statistics.counting.Tally.count`, the same numbers as counting the drawn block
         here) and only those come back."""
         payload = tally.to_bytes()
         for worker in self.workers:

@@ -2,7 +2,7 @@
 
 * A **mechanism** is any callable ``mechanism(data, rng)`` returning everything an observer
   sees: numbers, arrays of any shape, strings, booleans, ``None``, lists and tuples (of
-  data-dependent length too), mappings, nested (:mod:`admmcheck.audit.outputs` encodes them
+  data-dependent length too), mappings, nested (:mod:`admmcheck.audit.inputs.outputs` encodes them
   and keeps every distinction an observer could make). A mechanism may carry a vectorised
   form as the attribute ``batch``: ``mechanism.batch(data, rng, n) -> (n, k)`` numbers
   (see :func:`vectorised`); the sampler uses it when present.
@@ -12,7 +12,7 @@
 * A **claim** is :class:`PrivacyClaim` ``(epsilon, delta)``.
 
 Mechanisms and neighbours given as text (``FILE.py:NAME`` or ``module:NAME``) are loaded
-by :func:`admmcheck.audit.loading.load_callable` *inside the sampling worker processes only*: third-party code
+by :func:`admmcheck.audit.running.loading.load_callable` *inside the sampling worker processes only*: third-party code
 never runs in the main process.
 """
 
@@ -91,7 +91,7 @@ class Pairs:
 
 class PairSequence(Sequence):
     """Many pairs built on demand (the candidates of a neighbour search,
-    :class:`~admmcheck.audit.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`;
+    :class:`~admmcheck.audit.inputs.neighbourhoods.CandidatePairs`): ``len(pairs)`` and ``pairs[i]`` -> :class:`Pair`;
     ``describe(i)`` says in words which pair i is, ``total`` how many there were before any subset was drawn
     (None: ``len``)."""
 

@@ -1,5 +1,5 @@
 function [value, at] = admmcheck_unpack (bytes, at)
-  % The value admmcheck.audit.octave.codec.pack wrote into BYTES (a uint8 row) from position AT
+  % The value admmcheck.audit.running.octave.codec.pack wrote into BYTES (a uint8 row) from position AT
   % (default 1), in the layout of admmcheck_pack; AT comes back just after it.
   if (nargin < 2)
     at = 1;

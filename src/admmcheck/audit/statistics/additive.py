@@ -1,6 +1,6 @@
 """Feature maps for additive scores ``score(x) = sum_j f_j(x_j)`` of an output x, learnt by logistic
 regression on one-hot codes (the ``additive`` and ``shared`` event families of
-:mod:`admmcheck.audit.events`).
+:mod:`admmcheck.audit.statistics.events`).
 
 Why additive. When the coordinates of the output are independent given the dataset, the privacy
 loss ln p_0(x)/p_1(x) is a sum of one-coordinate losses, and the Neyman-Pearson events are its level

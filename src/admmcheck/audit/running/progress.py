@@ -2,8 +2,8 @@
 that drives it: which sample it is on and since when its current call of third-party code runs.
 
 The worker writes it before and after every call (two numbers, ~0.1 µs); the supervisor's watchdog reads it
-to stop a call that overruns its time (:mod:`admmcheck.audit.supervisor`), and the driving process reads it
-to name the sample of any fault, a death included (:mod:`admmcheck.audit.worker_process`). It lives in a
+to stop a call that overruns its time (:mod:`admmcheck.audit.running.supervisor`), and the driving process reads it
+to name the sample of any fault, a death included (:mod:`admmcheck.audit.running.worker_process`). It lives in a
 memory file (``memfd``) whose descriptor the three processes share; the worker maps it and closes the
 descriptor (mapped with the C library's ``mmap``: Python's ``mmap`` keeps a duplicate descriptor, into which code
 that writes to every descriptor would write), so code that closes or writes into every descriptor cannot take

@@ -15,7 +15,7 @@ Table 2), which DP-Sniper (Bichsel et al., S&P 2021) also uses: one above, one b
 below, one below rest above, half half, all above, all below, X shape.
 
 Each candidate says what it is (:meth:`CandidatePairs.describe`: which record, what change).
-:class:`CandidatePairs` is a :class:`~admmcheck.audit.contract.PairSequence`: it builds pair i
+:class:`CandidatePairs` is a :class:`~admmcheck.audit.inputs.contract.PairSequence`: it builds pair i
 only when a worker asks for it, so a hundred candidates do not hold a hundred copies of the data.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.audit.contract import Pair, PairSequence
-from admmcheck.audit.datafiles import read_npz, read_table
+from admmcheck.audit.inputs.contract import Pair, PairSequence
+from admmcheck.audit.inputs.datafiles import read_npz, read_table
 from admmcheck.errors import InvalidConfiguration
 
 NEIGHBOUR_KINDS = ("replace-one", "add-remove", "query-answers")

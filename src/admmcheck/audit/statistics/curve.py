@@ -6,7 +6,7 @@ P_a(E) <= e^ε P_b(E) + δ (Dwork & Roth 2014, Def. 2.4); δ(ε) = sup_E P_a(E) 
 hockey-stick divergence (Balle & Wang 2018, Thm 5; Barthe & Olmedo 2013). With one-sided
 Clopper-Pearson bounds p̲_a <= P_a(E) and p̄_b >= P_b(E), the line p̲_a − e^ε p̄_b bounds δ(ε)
 from below for every ε at once, and ln((p̲_a − δ)/p̄_b) bounds ε(δ) for every δ at once
-(:mod:`admmcheck.audit.estimators`). Each bounded set gets four one-sided intervals, P_d0(E) and
+(:mod:`admmcheck.audit.statistics.estimators`). Each bounded set gets four one-sided intervals, P_d0(E) and
 P_d1(E) from below and from above, which give four lines: E and its complement
 (P(E^c) = 1 − P(E)), each with d0 or with d1 as the numerator. The curve is the largest line
 at each ε (δ(ε) >= 0 always), its ε(δ) the largest line's bound at each δ (ε >= 0 always).
@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from admmcheck.audit.contract import PrivacyClaim
-from admmcheck.audit.estimators import cp_lower, cp_upper, epsilon_bound
-from admmcheck.audit.events import Event, histogram_counts
+from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, epsilon_bound
+from admmcheck.audit.statistics.events import Event, histogram_counts
 
 LADDERS = 2  # candidate events (per neighbour pair) whose scores get a ladder of thresholds
 LOGIT_STEP = 0.1  # spacing of the ladder's quantile probabilities in logit(p)
@@ -74,7 +74,7 @@ class Ladder:
 
     @property
     def edges(self) -> np.ndarray:
-        """Bin edges whose bin counts (:func:`~admmcheck.audit.events.histogram_counts`) give every set's count."""
+        """Bin edges whose bin counts (:func:`~admmcheck.audit.statistics.events.histogram_counts`) give every set's count."""
         return np.concatenate([[-np.inf], self.thresholds, [np.inf]])
 
     def set_counts(self, bins: np.ndarray) -> np.ndarray:

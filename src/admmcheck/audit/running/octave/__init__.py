@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.audit.contract import Pair
-from admmcheck.audit.octave.codec import pack, unpack
+from admmcheck.audit.inputs.contract import Pair
+from admmcheck.audit.running.octave.codec import pack, unpack
 from admmcheck.errors import InvalidConfiguration, MechanismError
 
 HERE = Path(__file__).parent
