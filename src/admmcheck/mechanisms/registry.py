@@ -24,8 +24,7 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
                                   run_radmm)
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
-from admmcheck.audit.running.settings import SearchSettings
-from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
@@ -90,7 +89,8 @@ class MechanismSpec(AlgorithmSpec):
     For ``admmcheck verify``: ``first_place`` is the place its audits changed before the neighbour search
     (configuration field, value, CLI flag: the smoke profile audits it), ``bound_arguments(setting)`` the
     ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
-    verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and theorem otherwise),
+    verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and
+    theorem otherwise),
     ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data)."""
 
     theorem: str | None = None
@@ -128,7 +128,7 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "bound_arguments", lambda setting: " ".join(
                 [self.name] + [f"--{name} {getattr(setting, name)}" for name in flags]))
         if self.release is not None:
-            if self.family != "consensus":
+            if self.family != CONSENSUS:
                 raise InvalidConfiguration(f"{self.name}: release= describes a consensus mechanism's release; a "
                                            f"{self.family} mechanism registers exact_loss= and worst_case= of its own",
                                            parameter="release")
@@ -136,9 +136,9 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "exact_loss", privacy_loss)
             object.__setattr__(self, "worst_case", worst_case)
         elif self.exact_loss is privacy_loss or self.worst_case is worst_case:
-            raise InvalidConfiguration(f"{self.name}: the consensus white box inverts the mechanism's release; register "
-                                       "release= (admmcheck.mechanisms.releases: how its noise enters what it "
-                                       "releases) instead of exact_loss= and worst_case=", parameter="release")
+            raise InvalidConfiguration(f"{self.name}: the consensus white box inverts the mechanism's release; "
+                                       "register release= (admmcheck.mechanisms.releases: how its noise enters what "
+                                       "it releases) instead of exact_loss= and worst_case=", parameter="release")
 
     def candidate_pairs(self, problem: Any, kind: str, iterations: int, most: int = 100,
                         seed: int = 0) -> RegisteredPairs:
@@ -157,7 +157,7 @@ class MechanismSpec(AlgorithmSpec):
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
-        if self.family != "consensus" or self.arguments is None:
+        if self.family != CONSENSUS or self.arguments is None:
             raise InvalidConfiguration(f"{self.name} is audited by its own command, not as a consensus mechanism")
         return ReferenceMechanism(self.name, network, iterations, self.arguments(setting), run=self.run,
                                   release=self.release)
@@ -174,7 +174,7 @@ class OnlineSpec(MechanismSpec):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.family != "online":
+        if self.family != ONLINE:
             raise InvalidConfiguration(f"{self.name}: an OnlineSpec is of family online, not {self.family}",
                                        parameter="family")
 
@@ -305,10 +305,10 @@ class Registry(Mapping[str, AlgorithmSpec]):
 
 
 REGISTRY = Registry()
+register = REGISTRY.register
 
 #: the words of the M-ADMM and R-ADMM mechanisms' verdicts in the report
 PAPER_LABELS = {"preconditions": "theorem preconditions (Thm 4.1 / IV.1)"}
-register = REGISTRY.register
 
 
 def _one(values: object) -> object:
@@ -390,7 +390,8 @@ register(MechanismSpec(
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
-    release=PenaltyPerturbation(), report=True, labels=PAPER_LABELS, bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
+    release=PenaltyPerturbation(), report=True, labels=PAPER_LABELS,
+    bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
 register(MechanismSpec(
     "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
     ("theta", "alpha"),
@@ -410,7 +411,8 @@ register(MechanismSpec(
                          "gamma": s.gamma},
     theorem="R-ADMM Theorem IV.1",
     claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
-    release=RecycledOddSteps(), report=True, labels=PAPER_LABELS, section="radmm", bound_arguments=lambda s: f"radmm --eta {s.eta}"))
+    release=RecycledOddSteps(), report=True, labels=PAPER_LABELS, section="radmm",
+    bound_arguments=lambda s: f"radmm --eta {s.eta}"))
 register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
 register(MechanismSpec(
     "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,
@@ -421,10 +423,11 @@ register(MechanismSpec(
     place=lambda where, kind: (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
                                else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded"),
-    search=SearchSettings(candidates=20, samples=1_000), report=True, first_place=("row", (0, 0), "--row 0:0"),
+    search=SearchSettings(candidates=20, samples=1_000),  # a candidate costs 0.6 s to screen: 20 of the 80 rows
+    report=True, first_place=("row", (0, 0), "--row 0:0"),
     labels={"audit": "audit against Corollary 1 (black and white box)",
             "finding": "DP ADMM sharing is not differentially private (Theorem 1)"},
-    figures={"sharing_tradeoff": tradeoff_figure}))  # a candidate costs 0.6 s to screen: 20 of the 80 rows
+    figures={"sharing_tradeoff": tradeoff_figure}))
 for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA Theorems 2-3"),
                                           ("dpsda-ps", run_dpsda_ps, 2, "DPSDA Theorems 4-5")):
     register(OnlineSpec(
