@@ -25,7 +25,8 @@ from admmcheck.validation import positive_int, real
 
 @dataclass(frozen=True)
 class SharingPrivacy:
-    """Lemma 1, Theorem 1 and Corollary 1 for one setting, with the accountants' values."""
+    """Lemma 1, Theorem 1 and Corollary 1 for one setting, with the accountants' values; ``theorem`` names what the
+    figures come from (a sharing variant's own claim takes this type with its own words)."""
 
     widths: tuple[int, ...]
     sensitivity: tuple[float, ...]
@@ -40,6 +41,7 @@ class SharingPrivacy:
     accountant_pld: float
     accountant_rdp: float
     preconditions: dict[str, bool]
+    theorem: str = "ADMM-sharing Lemma 1, Theorem 1, Corollary 1 (11)"
 
     @property
     def holds(self) -> bool:
@@ -47,7 +49,7 @@ class SharingPrivacy:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "theorem": "ADMM-sharing Lemma 1, Theorem 1, Corollary 1 (11)",
+            "theorem": self.theorem,
             "features": list(self.widths), "sensitivity": list(self.sensitivity), "sigma": list(self.sigma),
             "epsilon": self.epsilon, "delta": self.delta, "iterations": self.iterations,
             "delta_prime": self.delta_prime, "epsilon_total": self.epsilon_total, "delta_total": self.delta_total,

@@ -19,8 +19,6 @@ tight figure for the record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
@@ -28,7 +26,7 @@ from admmcheck.algorithms.sharing import PartySolver, z_update
 from admmcheck.mechanisms.registry import MechanismSpec
 from admmcheck.mechanisms.sharing import replace_one_row
 from admmcheck.noise import per_trial
-from admmcheck.privacy.sharing import corollary1_total, gaussian_composition, theorem1_sigma
+from admmcheck.privacy.sharing import SharingPrivacy, corollary1_total, gaussian_composition, theorem1_sigma
 from admmcheck.problems.sharing import SharingProblem
 
 NAME = "clipped-sharing"
@@ -73,47 +71,17 @@ def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
         yield x[:, None, :].copy(), y[:, None, :]
 
 
-@dataclass(frozen=True)
-class ClippedSharingPrivacy:
-    """The claim for parties of ``widths``: σ per party, per-iteration (ε, δ), the totals over T iterations."""
-
-    widths: tuple[int, ...]
-    sigma: tuple[float, ...]
-    epsilon: float
-    delta: float
-    iterations: int
-    delta_prime: float
-    epsilon_total: float
-    delta_total: float
-    basic: tuple[float, float]
-    accountant_pld: float
-    preconditions: dict[str, bool]
-
-    @property
-    def holds(self) -> bool:
-        return all(self.preconditions.values())
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "theorem": "Gaussian mechanism of sensitivity 2 per iteration (Dwork & Roth Thm A.1), composed",
-            "features": list(self.widths), "sensitivity": [SENSITIVITY] * len(self.widths), "sigma": list(self.sigma),
-            "epsilon": self.epsilon, "delta": self.delta, "iterations": self.iterations,
-            "delta_prime": self.delta_prime, "epsilon_total": self.epsilon_total, "delta_total": self.delta_total,
-            "basic_composition": {"epsilon": self.basic[0], "delta": self.basic[1]},
-            "accountant": {"library": "dp-accounting", "delta": self.delta_total, "epsilon_pld": self.accountant_pld},
-            "preconditions": self.preconditions, "failed": [k for k, ok in self.preconditions.items() if not ok],
-        }
-
-
-def clipped_sharing_bound(widths: tuple[int, ...], setting) -> ClippedSharingPrivacy:
+def clipped_sharing_bound(widths: tuple[int, ...], setting) -> SharingPrivacy:
     """σ = 2 √(2 ln(1.25/δ)) / ε for (ε, δ) per iteration; totals over ``setting.iterations`` (module docstring)."""
     sigma = theorem1_sigma(SENSITIVITY, setting.epsilon, setting.delta)
     total, delta_total = corollary1_total(setting.epsilon, setting.delta, setting.iterations, setting.delta_prime)
-    pld, _ = gaussian_composition(sigma / SENSITIVITY, setting.iterations, delta_total)
-    return ClippedSharingPrivacy(tuple(widths), (sigma,) * len(widths), setting.epsilon, setting.delta,
-                                 setting.iterations, setting.delta_prime, total, delta_total,
-                                 (setting.iterations * setting.epsilon, setting.iterations * setting.delta), pld,
-                                 {"epsilon_below_1": setting.epsilon < 1.0, "delta_total_below_1": delta_total < 1.0})
+    pld, rdp = gaussian_composition(sigma / SENSITIVITY, setting.iterations, delta_total)
+    return SharingPrivacy(tuple(widths), (SENSITIVITY,) * len(widths), (sigma,) * len(widths), setting.epsilon,
+                          setting.delta, setting.iterations, setting.delta_prime, total, delta_total,
+                          (setting.iterations * setting.epsilon, setting.iterations * setting.delta), pld, rdp,
+                          {"epsilon_below_1": setting.epsilon < 1.0, "delta_total_below_1": delta_total < 1.0},
+                          theorem="Gaussian mechanism of sensitivity 2 per iteration (Dwork & Roth Thm A.1), "
+                                  "composed")
 
 
 # The audit sends these to its worker processes, which import them by name: module-level functions, not lambdas.
