@@ -102,13 +102,14 @@ def _rest(args, result: dict) -> None:
                                  "seconds": vector_s, "peak_main_mib": main_mib, "peak_worker_mib": workers_mib,
                                  "epsilon_lower_bound": vector.epsilon_lower_bound}
     if args.pp:
-        from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
+        from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
 
         start = time.perf_counter()
         from admmcheck.mechanisms.registry import REGISTRY
 
         settings = REGISTRY.mechanism("pp").audit.but(samples=args.pp, workers=args.workers)
-        pp, bound = run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings))
+        found = run_mechanism_audit(MechanismAudit("pp", settings=settings))
+        pp, bound = found.result, found.audited.summary["theorem"]
         pp_s = time.perf_counter() - start
         main_mib, workers_mib = _peak_mib(resource.RUSAGE_SELF), _peak_mib(resource.RUSAGE_CHILDREN)
         print(f"(c) admmcheck audit pp, {args.pp} transcripts per side ({pp.layout.size} numbers each): "

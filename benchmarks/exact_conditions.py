@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.conditions.certificates import decide_positive
-from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
+from admmcheck.mechanisms.conditions import RadmmConditions, evaluate_radmm
 from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -64,8 +64,7 @@ def main() -> None:
         from sympy.external.gmpy import GROUND_TYPES
 
         started = time.perf_counter()
-        out = evaluate_conditions(ConditionsConfig(theorem="radmm", graph=args.gamma, lipschitz=("1/4",),
-                                                   find_gamma=True))
+        out = evaluate_radmm(RadmmConditions(graph=args.gamma, lipschitz=("1/4",), find_gamma=True))
         interval = out.get("gamma_interval")
         print(json.dumps({"seconds": time.perf_counter() - started, "status": out["status"], "ground_types":
                           GROUND_TYPES, "interval": None if interval is None else [interval["lo"], interval["hi"]]}))

@@ -58,26 +58,19 @@ def search_against_fixed_pair(samples: int, seed: int, workers: int) -> dict[str
 
 
 def reference_with_and_without_search(name: str, samples: int, seed: int, workers: int) -> dict[str, object]:
-    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
-    from admmcheck.commands.online import DpsdaAuditConfig, run_dpsda_audit
-    from admmcheck.commands.sharing import SharingAuditConfig, run_sharing_audit
+    from dataclasses import replace
+
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
     from admmcheck.mechanisms.registry import REGISTRY
 
-    settings = REGISTRY.mechanism(name).audit.but(samples=samples, seed=seed, workers=workers)
-    if name == "dp-sharing":
-        def run(where):
-            return run_sharing_audit(SharingAuditConfig(seed=seed, settings=settings, row=where))
-        hand = (0, 0)
-    elif name.startswith("dpsda"):
-        def run(where):
-            return run_dpsda_audit(DpsdaAuditConfig(algorithm=name, seed=seed, settings=settings, changed_round=where))
-        hand = 1
-    else:
-        def run(where):
-            extra = {"epsilon": 1.0} if REGISTRY.mechanism(name).claim is None else {}
-            return run_reference_audit(ReferenceAuditConfig(mechanism=name, seed=seed, settings=settings, record=where,
-                                                            **extra))[0].as_dict()
-        hand = (0, 0)
+    spec = REGISTRY.mechanism(name)
+    settings = spec.audit.but(samples=samples, seed=seed, workers=workers)
+    extra = {"epsilon": 1.0} if spec.claim is None else {}  # a mechanism without a theorem: audited against 1
+    setting = replace(spec.setting_type.DEFAULTS["audit"], seed=seed, **extra)
+
+    def run(where):
+        return run_mechanism_audit(MechanismAudit(name, setting, where=where, settings=settings)).as_dict()
+    hand = spec.first_place[0]
     given, given_s = _timed(lambda: run(hand))
     searched, searched_s = _timed(lambda: run(None))
     return {"mechanism": name, "seed": seed, "samples_per_side": samples, "claimed_epsilon": given["claimed_epsilon"],

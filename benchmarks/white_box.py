@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
+from admmcheck.commands.audit import MechanismAudit, audited_pair
+from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.consensus import replace_one_record
 from admmcheck.mechanisms.registry import reference_mechanism
@@ -29,7 +30,7 @@ from admmcheck.networks import ring
 from admmcheck.output import output_file, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
-SETTINGS = {  # name: ReferenceAuditConfig fields (theorem preconditions hold at each)
+SETTINGS = {  # name: the audit's mechanism, neighbours and ConsensusSetting fields (theorem preconditions hold at each)
     "pp-a": {"mechanism": "pp", "nodes": 3, "iterations": 5, "dim": 2, "eta": 1.0, "theta": 1.0, "alpha": 5.0},
     "pp-b": {"mechanism": "pp", "nodes": 5, "iterations": 10, "dim": 5, "samples": 250, "eta": 2.0, "theta": 1.0,
              "alpha": 20.0, "neighbours": "feature-move"},
@@ -61,9 +62,10 @@ def speed(transcripts: int, repeats: int) -> dict[str, object]:
 def tightness(samples: int) -> list[dict[str, object]]:
     rows = []
     for name, fields in SETTINGS.items():
-        config = ReferenceAuditConfig(dataset="synthetic", **fields)
-        claim, _, mechanism, pair = reference_claim(config)
-        d0, d1 = pair.d0, pair.d1
+        request = {key: fields[key] for key in ("mechanism", "neighbours") if key in fields}
+        setting = ConsensusSetting(dataset="synthetic", **{k: v for k, v in fields.items() if k not in request})
+        claim, pair, _ = audited_pair(MechanismAudit(setting=setting, **request))
+        mechanism, d0, d1 = claim.mechanism, pair.d0, pair.d1
         losses = privacy_loss(mechanism, d0, d1,
                               mechanism.batch_run(d0, np.random.SeedSequence(1).spawn(samples)).primal).total
         worst = worst_case(mechanism, d0, records=3, seed=0)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -361,13 +362,15 @@ def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
             k: v for k, v in whole.items() if k != "wall_time_s"}
     with pytest.raises(Exception, match="belongs to another audit"):
         _audit("laplace_half_scale", "scalar_pair", samples=20_000, seed=10, checkpoint=str(path))
-    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.mechanisms.settings import ConsensusSetting
 
     reference = tmp_path / "reference.sqlite"
     settings = AuditSettings(samples=1_000, workers=1, checkpoint=str(reference))
-    run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings))
+    run_mechanism_audit(MechanismAudit("pp", settings=settings))
     with pytest.raises(Exception, match="belongs to another audit"):  # same name, other alpha
-        run_reference_audit(ReferenceAuditConfig(mechanism="pp", alpha=9.0, settings=settings))
+        run_mechanism_audit(MechanismAudit("pp", replace(ConsensusSetting.DEFAULTS["audit"], alpha=9.0),
+                                           settings=settings))
 
 
 def test_a_killed_cli_audit_resumes_to_the_same_answer(tmp_path):
@@ -408,30 +411,33 @@ def test_cli_audit_json_contract_and_exit_status(capsys):
 
 @pytest.mark.parametrize("name", ["pp", "dvp", "private-radmm"])
 def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
-    from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
+    from admmcheck.commands.audit import MechanismAudit, audited_pair, run_mechanism_audit
+    from admmcheck.mechanisms.settings import ConsensusSetting
 
-    config = ReferenceAuditConfig(mechanism=name, seed=2, settings=AuditSettings(samples=10_000, workers=2, seed=2),
-                                  neighbour_search=SearchSettings(candidates=10, samples=300))
-    claim, bound, mechanism, pair = reference_claim(config)
+    setting = replace(ConsensusSetting.DEFAULTS["audit"], seed=2)
+    config = MechanismAudit(name, setting, settings=AuditSettings(samples=10_000, workers=2, seed=2),
+                            neighbour_search=SearchSettings(candidates=10, samples=300))
+    claim, pair, _ = audited_pair(config)
+    bound = claim.summary["theorem"]
     assert bound["beta"] == claim.epsilon and all(bound["preconditions"].values())
     d0, d1 = pair.d0, pair.d1
     assert sum(int(np.sum(a != b)) for a, b in zip(d0.labels, d1.labels)) == 1  # one record changed
-    result, _ = run_reference_audit(config)
+    result = run_mechanism_audit(config).result
     assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= claim.epsilon
-    assert result.search["candidates_built"] == config.samples and result.search["candidates_screened"] == 10
-    assert result.layout.size == (config.iterations + 1) * config.nodes * config.dim  # every broadcast f_i(t)
+    assert result.search["candidates_built"] == setting.samples and result.search["candidates_screened"] == 10
+    assert result.layout.size == (setting.iterations + 1) * setting.nodes * setting.dim  # every broadcast f_i(t)
 
 
 def test_reference_audit_cli_refuses_what_does_not_apply(capsys):
     assert main(["audit", "radmm", "--theta", "1"]) == 2
-    assert "unrecognized arguments: --theta" in capsys.readouterr().err  # radmm's audit has no --theta
+    assert "--theta does not apply to private-radmm: it reads --eta, --alpha, --gamma" in capsys.readouterr().err
     assert main(["audit", "pvp"]) == 2
     assert "--epsilon is required" in capsys.readouterr().err
     assert main(["audit", "pp", "--mechanism", "x.py:f"]) == 2
-    assert "unrecognized arguments: --mechanism" in capsys.readouterr().err
+    assert "--mechanism does not apply to admmcheck audit pp" in capsys.readouterr().err
     assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
                  "--epsilon", "1", "--nodes", "3"]) == 2
-    assert "unrecognized arguments: --nodes" in capsys.readouterr().err
+    assert "--nodes does not apply to admmcheck audit code" in capsys.readouterr().err
     assert main(["audit", "pp", "--theta", "0.01", "--C", "10", "--samples", "1000"]) == 2
     assert "does not apply on this setting (theta_condition" in capsys.readouterr().err
 

@@ -137,16 +137,16 @@ def test_cli_refuses_what_cannot_be_searched_saying_what_to_write(tmp_path, caps
 def test_reference_audits_search_every_record_and_one_given_record_is_not_searched():
     """PP on 3 nodes of 10 records: the search screens all 30 records, names the one bounded, and the
     white box's default and --record keep the hand-picked pair."""
-    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
 
     settings = AuditSettings(samples=2_000, workers=2, seed=0, randomness="seeded")
-    searched, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings,
-                                                           neighbour_search=SearchSettings(samples=200)))
+    searched = run_mechanism_audit(MechanismAudit("pp", settings=settings,
+                                                  neighbour_search=SearchSettings(samples=200))).result
     search = searched.search
     assert search["candidates_screened"] == 30 and searched.pairs == 1
     node, index = search["found"]["where"]
     assert search["found"]["change"] == f"record {index} of node {node}: label-flip"
-    given, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", settings=settings, record=(2, 9)))
+    given = run_mechanism_audit(MechanismAudit("pp", settings=settings, where=(2, 9))).result
     assert given.search is None and given.pairs == 1
 
 
@@ -156,7 +156,8 @@ def test_registered_candidates_list_every_place_of_each_family():
 
     rounds = online_linear_regression(rounds=4, dim=3, nodes=3, seed=0)
     pairs = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target", 4)  # f_4 moves nothing released
-    assert [pairs.describe(i)["change"] for i in range(len(pairs))] == [f"round {t}: target b -> -b" for t in (1, 2, 3)]
+    assert [pairs.describe(i)["change"] for i in range(len(pairs))] == [
+        f"round {t}: target b -> -b (Definition 1: one f_t0 changed)" for t in (1, 2, 3)]
     np.testing.assert_array_equal(pairs[2].d1.targets[2], -rounds.targets[2])
     subset = REGISTRY.mechanism("dpsda-c").candidate_pairs(rounds, "negated-target", 4, most=2, seed=5)
     assert len(subset) == 2 and subset.total == 3

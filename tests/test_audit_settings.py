@@ -72,14 +72,19 @@ def test_the_cli_says_the_same_mistake_as_its_flag_on_every_audit(capsys, argv, 
 
 
 def test_seed_seeds_both_the_data_and_the_samples_of_a_reference_audit(capsys):
-    from admmcheck.commands.audit import ReferenceAuditConfig, run_reference_audit
+    from dataclasses import replace
+
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.mechanisms.settings import ConsensusSetting
 
     assert main(["audit", "pp", "--record", "0:0", "--seed", "3", "--samples", "1000", "--workers", "1", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
     settings = AuditSettings(samples=1_000, workers=1, seed=3, timeout=60.0, randomness="seeded")
-    same, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=3, settings=settings, record=(0, 0)))
-    other_data, _ = run_reference_audit(ReferenceAuditConfig(mechanism="pp", seed=0, settings=settings,
-                                                             record=(0, 0)))
+    audit_setting = ConsensusSetting.DEFAULTS["audit"]
+    same = run_mechanism_audit(MechanismAudit("pp", replace(audit_setting, seed=3), settings=settings,
+                                              where=(0, 0))).result
+    other_data = run_mechanism_audit(MechanismAudit("pp", replace(audit_setting, seed=0), settings=settings,
+                                                    where=(0, 0))).result
     assert cli["seed"] == 3 and cli["p_d0"] == same.as_dict()["p_d0"] and cli["p_d1"] == same.as_dict()["p_d1"]
     # other data, other samples: the candidates' counts differ (the reported event alone may be one that
     # holds nearly every sample under both seeds, 500 and 498 of 500)

@@ -14,8 +14,8 @@ import pytest
 from admmcheck.audit.inputs.contract import PrivacyClaim
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import EXIT_BUG, main
-from admmcheck.commands.audit import ReferenceAuditConfig
-from admmcheck.commands.conditions import ConditionsConfig, evaluate_conditions
+from admmcheck.mechanisms.conditions import MadmmConditions, evaluate_madmm
+from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.errors import AdmmcheckError
 from admmcheck.output import output_folder
 from admmcheck.privacy.sharing import sharing_bound
@@ -90,15 +90,16 @@ BAD_INPUTS = [
     (["conditions", "radmm", "--lipschitz", "1", "--dataset", "synthetic", "--C", "0"], "C=0.0 must be"),
     # flags that do not apply
     (["conditions", "madmm", "--lipschitz", "1", "--strong-convexity", "1/2", "--gamma", "1"],
-     "--gamma does not apply to madmm"),
+     "--gamma does not apply to admmcheck conditions madmm"),
     (["conditions", "madmm", "--lipschitz", "1", "--strong-convexity", "1/2", "--find-gamma"],
-     "--find-gamma does not apply to madmm"),
-    (["conditions", "radmm", "--lipschitz", "1", "--growth", "2"], "--growth does not apply to radmm"),
-    (["conditions", "radmm", "--lipschitz", "1", "--L", "3", "--theta", "1"], "--theta does not apply to radmm"),
+     "--find-gamma does not apply to admmcheck conditions madmm"),
+    (["conditions", "radmm", "--lipschitz", "1", "--growth", "2"], "--growth does not apply to admmcheck conditions radmm"),
+    (["conditions", "radmm", "--lipschitz", "1", "--L", "3", "--theta", "1"],
+     "--theta does not apply to admmcheck conditions radmm"),
     (["bound", "radmm", "--theta", "0.3"], "--theta does not apply to private-radmm"),
     (["run", "admm", "--gamma", "0.3"], "--gamma does not apply to admm"),
     (["run", "radmm", "--theta", "0.3"], "--theta does not apply to radmm"),
-    (["run", "admm", "--dataset", "breast-cancer", "--samples", "100"], "--samples does not apply to breast-cancer"),
+    (["run", "admm", "--dataset", "breast-cancer", "--samples", "100"], "--rows does not apply to breast-cancer"),
     (["bound", "pp", "--dataset", "breast-cancer", "--dim", "3"], "--dim does not apply to breast-cancer"),
     # graphs and edge lists
     (["conditions", "radmm", "--lipschitz", "1", "--graph", "ring:1"], "ring network needs an integer number of nodes >= 3"),
@@ -135,7 +136,7 @@ BAD_INPUTS = [
     # commands and flags
     (["frobnicate"], "invalid choice"),
     (["run"], "the following arguments are required"),
-    (["run", "admm", "--no-such-flag"], "unrecognized arguments"),
+    (["run", "admm", "--no-such-flag"], "--no-such-flag does not apply to admmcheck run admm; remove it"),
 ]
 
 
@@ -152,7 +153,7 @@ def test_bad_input_is_one_line_and_exit_2(capsys, files, argv, message):
 
 
 def _conditions(**changes):
-    return evaluate_conditions(ConditionsConfig(**{"theorem": "madmm", "lipschitz": ("1/4",)} | changes))
+    return evaluate_madmm(MadmmConditions(**{"lipschitz": ("1/4",)} | changes))
 
 
 def _sharing_bound(**changes):
@@ -167,7 +168,7 @@ SAME_MISTAKE = [
     (lambda files: ProblemSetting(C=0), "C", ["run", "admm", "--C", "0"], "--C 0.0 must be finite and > 0"),
     (lambda files: AuditSettings(samples=10), "samples", ["audit", "pp", "--samples", "10"],
      "--samples 10 must be an integer >= 200"),
-    (lambda files: ReferenceAuditConfig(samples=0), "samples", ["audit", "pp", "--rows", "0"],
+    (lambda files: ConsensusSetting(samples=0), "samples", ["audit", "pp", "--rows", "0"],
      "--rows 0 must be a positive integer"),
     (lambda files: PrivacyClaim(-1.0), "epsilon",
      ["audit", "code", "--mechanism", "m.py:m", "--neighbors", "m.py:n", "--epsilon", "-1"],

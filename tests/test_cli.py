@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from fractions import Fraction
 import subprocess
 import sys
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from admmcheck.cli import main
+from admmcheck.cli import _new_spelling, _parser, main
 
 REQUIRED = {"algorithm", "iterations", "objective_gap", "consensus_error", "final_mean", "wall_time_s"}
 
@@ -60,7 +61,7 @@ def test_invalid_input_exits_2_with_a_message(capsys):
     assert main(["run", "madmm", "--eta", "0.5,0.6"]) == 2
     assert "--eta has 2 values for 5 nodes" in capsys.readouterr().err
     assert main(["run", "admm", "--growth", "1.1"]) == 2
-    assert "--growth does not apply to admm: it is used only with ALGO madmm" in capsys.readouterr().err
+    assert "--growth does not apply to admm: it reads --eta; remove it" in capsys.readouterr().err
 
 
 def _without_timings(document):
@@ -80,6 +81,10 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     algorithms = {v["algorithm"] for v in out["verdicts"]}
     assert {"admm", "admm-edge", "madmm", "radmm", "pp", "dvp", "sharing", "dp-sharing", "dpsda-c", "dpsda-ps"} <= algorithms
     assert all(v["command"].startswith("admmcheck ") for v in out["verdicts"])
+    for verdict in out["verdicts"]:  # each recorded command is spelled as the command line reads it now
+        words = shlex.split(verdict["command"].split(" (")[0].split(" and ")[0])[1:]
+        args, unknown = _parser().parse_known_args(words)
+        assert unknown == [] and _new_spelling(words) == words, verdict["command"]
     convergence = [v for v in out["verdicts"] if v["check"].split(" (")[0] in
                    ("admm converges", "madmm converges", "radmm converges", "edge = simplified", "madmm(eta=theta) = admm")]
     assert len(convergence) == 10 and all(v["verdict"] == "pass" for v in convergence)
@@ -113,13 +118,14 @@ def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(cap
     """Issue 52: ``verify --only NAME[,NAME...]``. DPSDA-PS alone gives its two verdicts, the very regret of
     ``admmcheck run dpsda-ps`` with the smoke profile's rounds; an unknown name, and a private mechanism no check
     covers (registered without report=True), are refused before any work, with what to do."""
-    from admmcheck.commands.online import DpsdaRunConfig, execute_dpsda
+    from admmcheck.commands.online import execute_dpsda
+    from admmcheck.mechanisms.settings import OnlineSetting
 
     assert main(["verify", "--profile", "smoke", "--only", "dpsda-ps", "--out", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(v["algorithm"], v["check"]) for v in out["verdicts"]] == [
         ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)"), ("dpsda-ps", "preconditions the proofs use")]
-    alone = execute_dpsda(DpsdaRunConfig(algorithm="dpsda-ps", iterations=100, trials=3, seed=0))
+    alone = execute_dpsda("dpsda-ps", OnlineSetting(iterations=100, trials=3, seed=0))
     assert out["verdicts"][0]["value"] == alone["regret"]
     assert main(["verify", "--only", "pp,nope", "--out", str(tmp_path)]) == 2
     assert "--only pp,nope: no registered name nope; choose among admm," in capsys.readouterr().err
@@ -239,11 +245,12 @@ def test_version_module_entry_and_defaults_in_help(capsys):
     assert capsys.readouterr().out.strip() == f"admmcheck {__version__}" and __version__ != "unknown"
     result = subprocess.run([sys.executable, "-m", "admmcheck", "--version"], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == f"admmcheck {__version__}"
-    for command, shown in (("run", ["(default: 0.5)", "(default: synthetic)", "(default: ring)"]),
-                           ("bound", ["(default: 5.0)", "(default: 0.25)", "(default: breast-cancer)"]),
-                           ("conditions", ["(default: ring:5)", "(default: 1/5)", "(default: 20)"]),
+    for command, shown in (("run madmm", ["(default: 0.5)", "(default: synthetic)", "(default: ring)"]),
+                           ("bound pp", ["(default: 5.0)", "(default: 0.25)", "(default: breast-cancer)"]),
+                           ("conditions radmm", ["(default: ring:5)", "(default: 1/5)"]),
+                           ("conditions madmm", ["(default: ring:5)", "(default: 20)"]),
                            ("experiment", ["(default: 10)", "(default: experiments)"])):
-        assert main([command, "--help"]) == 0
+        assert main([*command.split(), "--help"]) == 0
         text = " ".join(capsys.readouterr().out.split())
         assert all(s in text for s in shown), (command, shown)
         assert "exit status:" in text and "4 the time budget" in text

@@ -46,7 +46,7 @@ def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
         verdicts = {v.check: v for v in namespace["report"].verdicts}
         assert verdicts["black-box audit against beta"].verdict == "pass"
         assert verdicts["white-box loss <= beta (sampled and searched)"].verdict == "pass"
-        assert namespace["bound"]["beta"] == namespace["claim"].epsilon > 0
+        assert namespace["claim"].summary["theorem"]["beta"] == namespace["claim"].epsilon > 0
     finally:
         for name in ("noisy-admm", "clipped-sharing"):
             if name in REGISTRY.registered():

@@ -185,18 +185,30 @@ def test_the_search_screens_exactly_the_rounds_whose_change_moves_a_released_mes
 
 @pytest.mark.parametrize("name", ["dpsda-c", "dpsda-ps"])
 def test_a_round_that_moves_no_released_message_is_refused_with_the_rounds_that_do(name):
-    from admmcheck.commands.online import DpsdaAuditConfig
+    from dataclasses import replace
 
-    with pytest.raises(InvalidConfiguration, match=r"changed_round=3: f_3 moves no released message.*last message "
-                                                   r"released is h\(3\); choose a round in 1\.\.2") as refused:
-        DpsdaAuditConfig(algorithm=name, iterations=3, changed_round=3)
-    assert refused.value.parameter == "changed_round"
-    with pytest.raises(InvalidConfiguration, match=r"changed_round=2: .*choose round 1, or leave it out"):
-        DpsdaAuditConfig(algorithm=name, changed_round=2)  # the default T = 2
-    with pytest.raises(InvalidConfiguration, match=r"iterations=1: .*give iterations >= 2") as refused:
-        DpsdaAuditConfig(algorithm=name, iterations=1)
+    from admmcheck.audit.running.settings import AuditSettings
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.mechanisms.settings import OnlineSetting
+
+    def audit(where, **setting):  # refused before any sample is drawn
+        return run_mechanism_audit(MechanismAudit(name, replace(OnlineSetting.DEFAULTS["audit"], **setting),
+                                                  where=where, settings=AuditSettings(samples=200, workers=1)))
+
+    with pytest.raises(InvalidConfiguration, match=r"where=3: this change .* moves nothing that 3 iterations "
+                                                   r"release: f_t's gradient first enters z\(t\+1\).*choose one of "
+                                                   r"1, 2") as refused:
+        audit(3, iterations=3)
+    assert refused.value.parameter == "where"
+    with pytest.raises(InvalidConfiguration, match=r"where=2: .*choose one of 1$"):
+        audit(2)  # the default T = 2
+    with pytest.raises(InvalidConfiguration, match=r"where=4: not a place of this problem's data: choose one of "
+                                                   r"1, 2, 3"):
+        audit(4, iterations=3)
+    with pytest.raises(InvalidConfiguration, match=r"iterations=1: no change of .* moves what 1 iterations "
+                                                   r"release; run more iterations") as refused:
+        audit(None, iterations=1)
     assert refused.value.parameter == "iterations"
-    assert DpsdaAuditConfig(algorithm=name, iterations=3, changed_round=2).changed_round == 2
 
 
 def test_a_library_call_cannot_audit_a_round_that_moves_nothing_released():

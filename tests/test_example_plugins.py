@@ -15,7 +15,6 @@ import os
 import shutil
 import site
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -78,14 +77,16 @@ def test_run_takes_both_variants(python):
     noiseless = _json(python, "run", "noisy-admm", "--alpha", "inf", *flags)
     admm = _json(python, "run", "admm", *flags)
     assert noiseless["final_mean"] == pytest.approx(admm["final_mean"], abs=1e-12)
-    sharing = _json(python, "run", "clipped-sharing", "--epsilon", "0.5", "--delta", "1e-5", "--iterations", "5")
+    sharing = _json(python, "run", "clipped-sharing", "--step-epsilon", "0.5", "--step-delta", "1e-5",
+                    "--iterations", "5")
     assert sharing["sigma"] == pytest.approx([2 * math.sqrt(2 * math.log(1.25 / 1e-5)) / 0.5] * sharing["parties"])
 
 
 def test_bound_takes_both_variants(python):
     """The claims, recomputed here from their formulas: advanced and basic composition of the Gaussian mechanism;
     β = max_i Σ_t α Δ_i with Δ_i = 2C / (B_i (ρ/N + 2ηV_i)) on the setting the command reports."""
-    sharing = _json(python, "bound", "clipped-sharing", "--features", "3,3", "--epsilon", "0.5", "--iterations", "4")
+    sharing = _json(python, "bound", "clipped-sharing", "--features", "3,3", "--step-epsilon", "0.5", "--iterations",
+                    "4")
     T, epsilon, delta, delta_prime = 4, 0.5, 1e-5, 1e-5
     assert sharing["epsilon_total"] == pytest.approx(math.sqrt(2 * T * math.log(1 / delta_prime)) * epsilon
                                                      + T * epsilon * math.expm1(epsilon), rel=1e-12)
@@ -101,7 +102,7 @@ def test_bound_takes_both_variants(python):
 def test_audit_takes_the_sharing_variant_and_finds_no_violation(python):
     """``audit clipped-sharing`` through the command (the consensus variant's audits, black and white box, run in
     ``verify --only`` below, and a consensus plugin's ``audit`` command in tests/test_plugins.py)."""
-    sharing = _json(python, "audit", "clipped-sharing", "--epsilon", "0.5", "--samples", "1000", "--row", "0:0",
+    sharing = _json(python, "audit", "clipped-sharing", "--step-epsilon", "0.5", "--samples", "1000", "--row", "0:0",
                     "--workers", "2", "--quiet")
     assert sharing["verdict"] == "no-violation-found" and sharing["epsilon_lower_bound"] <= sharing["claimed_epsilon"]
     assert sharing["claimed_epsilon"] == pytest.approx(min(sharing["theorem"]["epsilon_total"], 2 * 0.5))

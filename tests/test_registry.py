@@ -54,12 +54,15 @@ def test_every_name_the_cli_offers_is_registered_once_with_its_family():
 def test_a_registered_claim_is_the_theorem_it_names():
     setting = BoundSetting(sizes=(40, 50, 60), degrees=(2, 2, 2), C=1.0, rho=1.0, max_feature_norm=1.0)
 
-    class Parameters:
+    class Parameters:  # a consensus setting's fields, and what it gives the theorems
         eta, theta, alpha, gamma, nodes, iterations = 0.9, 0.6, 4.0, 0.2, 3, 6
 
-    pp = REGISTRY.mechanism("pp").claim(setting, Parameters, 6)
-    dvp = REGISTRY.mechanism("dvp").claim(setting, Parameters, 6)
-    radmm = REGISTRY.mechanism("private-radmm").claim(setting, Parameters, 6)
+        def bound_setting(self):
+            return setting
+
+    pp = REGISTRY.mechanism("pp").claim(Parameters())
+    dvp = REGISTRY.mechanism("dvp").claim(Parameters())
+    radmm = REGISTRY.mechanism("private-radmm").claim(Parameters())
     assert np.array_equal(pp.per_node, pp_bound(setting, 0.9, 4.0, 0.6, 6).per_node)
     assert np.array_equal(dvp.per_node, pp_bound(setting, 0.6, 4.0, 0.6, 6).per_node)  # DVP: eta = theta
     assert np.array_equal(radmm.per_node, radmm_bound(setting, 0.9, 4.0, 6).per_node)
@@ -120,22 +123,21 @@ def test_the_old_spelling_of_a_third_party_audit_still_runs_and_says_the_new_one
 
 
 def test_sharing_and_dpsda_entries_hold_their_claims_and_neighbours():
-    from admmcheck.commands.online import DpsdaAuditConfig
-    from admmcheck.commands.sharing import SharingBoundConfig
     from admmcheck.graph_sequences import random_sequence
+    from admmcheck.mechanisms.settings import OnlineSetting, SharingSetting
     from admmcheck.privacy.dpsda import dpsda_claims
     from admmcheck.privacy.sharing import sharing_bound
     from admmcheck.problems.online import online_linear_regression
 
-    config = SharingBoundConfig(features=(6, 5), epsilon=0.5, iterations=7)
-    claim = REGISTRY.mechanism("dp-sharing").claim((6, 5), config)
+    claim = REGISTRY.mechanism("dp-sharing").claim(SharingSetting(features=(6, 5), step_epsilon=0.5, iterations=7,
+                                                                  rho=1.0))
     direct = sharing_bound((6, 5), rho=1.0, lam=0.01, c1=1.0, b1=1.0, epsilon=0.5, delta=1e-5, iterations=7,
                            delta_prime=1e-5)
     assert claim.sigma == direct.sigma and claim.epsilon_total == direct.epsilon_total
-    online = DpsdaAuditConfig(nodes=3, iterations=4, changed_round=2, epsilon=0.7)
+    online = OnlineSetting(nodes=3, dim=None, iterations=4, window=1, step_epsilon=0.7, gradient_noise=0.0)
     problem = online_linear_regression(rounds=4, dim=3, nodes=3, seed=0)
     graphs = random_sequence(3, 4, 1, 0)
-    claims = REGISTRY.mechanism("dpsda-c").claim(problem, graphs, online)
+    claims = REGISTRY.mechanism("dpsda-c").claim(online)
     assert claims.epsilon_total == dpsda_claims(problem, graphs, 0.7, 0.0, 4).epsilon_total == pytest.approx(4 * 0.7)
     f0, f1 = REGISTRY.mechanism("dpsda-c").neighbours(problem, 2)
     changed = [t for t in range(4) if np.any(f0.targets[t] != f1.targets[t])]

@@ -244,10 +244,11 @@ def test_the_connectivity_check_used_above_tells_connected_from_not():
 @settings(max_examples=10, deadline=None)
 @given(config=strategies.mechanism_audits(samples=1_000, workers=1))
 def test_mechanism_audits_draw_a_registered_mechanism_whose_pair_changes_one_record(config):
-    from admmcheck.commands.audit import consensus_mechanisms, reference_claim
+    from admmcheck.commands.audit import audited_pair, consensus_mechanisms
 
-    assert config.mechanism in consensus_mechanisms() and config.settings.seed == config.seed
-    claim, _, mechanism, pair = reference_claim(config)
+    assert config.mechanism in consensus_mechanisms() and config.settings.seed == config.setting.seed
+    audited, pair, _ = audited_pair(config)
+    claim, mechanism = audited, audited.mechanism
     changed = [(i, n) for i in range(pair.d0.nodes) for n in range(pair.d0.sizes[i])
                if pair.d0.labels[i][n] != pair.d1.labels[i][n]
                or np.any(pair.d0.features[i][n] != pair.d1.features[i][n])]

@@ -8,17 +8,27 @@ import json
 import numpy as np
 import pytest
 
-from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim
+from dataclasses import replace as _replace
+
+from admmcheck.commands.audit import MechanismAudit, audited_pair
+from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.registry import reference_mechanism
-from admmcheck.commands.white_box import exceeds
+from admmcheck.mechanisms.white_box import exceeds
 from admmcheck.mechanisms.worst_case import worst_case, worst_transcript
 from admmcheck.cli import main
 
 
+def _audited(name: str, neighbours: str | None = None, **setting):
+    """(claim, mechanism, pair) of the audit of ``name`` on the audit's default setting with ``setting``."""
+    audited, pair, _ = audited_pair(MechanismAudit(name, _replace(ConsensusSetting.DEFAULTS["audit"], **setting),
+                                                   neighbours=neighbours))
+    return audited, audited.summary, audited.mechanism, pair
+
+
 @pytest.mark.parametrize("name", ["pp", "private-radmm"])
 def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_loss(name):
-    claim, bound, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism=name, iterations=4))
+    claim, bound, mechanism, pair = _audited(name, iterations=4)
     d0 = pair.d0
     worst = worst_case(mechanism, d0, records=2, seed=1)
     assert not exceeds(worst.value, claim.epsilon)
@@ -32,8 +42,7 @@ def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_los
 
 
 def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
-    claim, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=6,
-                                                                      neighbours="feature-move"))
+    claim, _, mechanism, pair = _audited("pp", iterations=6, neighbours="feature-move")
     d0, d1 = pair.d0, pair.d1
     run = mechanism.batch_run(d0, np.random.SeedSequence(3).spawn(3000))
     losses = privacy_loss(mechanism, d0, d1, run.primal).total
@@ -43,7 +52,7 @@ def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
 def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
     """The mutant skips the noise at t = 3 (alpha = inf there) while claiming the theorem's beta
     for alpha = 5 everywhere: every transcript's exact loss is infinite."""
-    claim, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=5))
+    claim, _, mechanism, pair = _audited("pp", iterations=5)
     alpha = np.full((5, mechanism.network.nodes), 5.0)
     alpha[2] = np.inf
     mutant = reference_mechanism("pp", mechanism.network, 5, dict(mechanism.parameters) | {"alpha": alpha})
@@ -71,9 +80,9 @@ def test_cli_white_box_json_fields(capsys, tmp_path):
 
 def test_cli_white_box_refuses_what_does_not_apply(capsys):
     assert main(["audit", "pp", "--search"]) == 2
-    assert "--search needs --white-box" in capsys.readouterr().err
+    assert "--search needs the white box" in capsys.readouterr().err
     assert main(["audit", "code", "--mechanism", "m.py:f", "--neighbors", "m.py:g", "--epsilon", "1", "--white-box"]) == 2
-    assert "unrecognized arguments: --white-box" in capsys.readouterr().err  # third-party code is a black box
+    assert "--white-box does not apply to admmcheck audit code" in capsys.readouterr().err  # third-party code is a black box
 
 
 # ------------------------------------------------------------------ KKT attack (Appendix E)
@@ -114,7 +123,7 @@ def test_a_variant_has_the_white_box_of_its_release_not_of_its_name():
     the variant registers: PP's run under another name with PP's release gives PP's very worst case and loss."""
     from dataclasses import replace
 
-    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=2))
+    _, _, mechanism, pair = _audited("pp", iterations=2)
     variant = replace(mechanism, name="my-pp")
     assert worst_case(variant, pair.d0, records=1, seed=1).value == worst_case(mechanism, pair.d0, records=1,
                                                                                seed=1).value
@@ -142,7 +151,7 @@ def test_a_variant_whose_white_box_does_not_match_its_noise_is_refused():
         MechanismSpec("my-pp", "consensus", "PP under PVP's white box", run_pp, release=PrimalPerturbation())
     with pytest.raises(InvalidConfiguration, match="register release="):
         MechanismSpec("my-pp", "consensus", "PP with the generic loss", run_pp, exact_loss=generic_loss)
-    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pp", iterations=2))
+    _, _, mechanism, pair = _audited("pp", iterations=2)
     blind = replace(mechanism, name="my-pp", release=None)
     with pytest.raises(InvalidConfiguration, match="my-pp has no white box: it was registered without release="):
         worst_case(blind, pair.d0, records=1, seed=1)
@@ -151,7 +160,7 @@ def test_a_variant_whose_white_box_does_not_match_its_noise_is_refused():
 
 
 def test_pvp_has_no_attaining_one_step_transcript():
-    _, _, mechanism, pair = reference_claim(ReferenceAuditConfig(mechanism="pvp", iterations=1, epsilon=1.0))
+    _, _, mechanism, pair = _audited("pvp", iterations=1, epsilon=1.0)
     worst = worst_case(mechanism, pair.d0, records=1, free_point=False, seed=1)
     with pytest.raises(Exception, match="PrimalPerturbation has no one-step transcript"):
         worst_transcript(mechanism, pair.d0, worst)

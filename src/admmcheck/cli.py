@@ -28,32 +28,24 @@ import warnings
 from typing import Callable, Sequence
 
 from admmcheck import __version__
-from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, NEIGHBOUR_KINDS
-from admmcheck.audit.running.settings import FIELDS as SETTINGS_FIELDS
-from admmcheck.audit.running.settings import RANDOMNESS_MODES, AuditSettings, SearchSettings
+from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.audit.sequential import strict_bound
 from admmcheck.commands.attack import AttackConfig, run_attack
-from admmcheck.commands.audit import (CodeAuditConfig, ReferenceAuditConfig, audited_place, consensus_mechanisms,
-                                      run_audit, run_reference_audit)
-from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
-from admmcheck.commands.consensus import (BoundConfig, ExperimentConfig, RunConfig, bound_mechanisms,
-                                          consensus_algorithms, evaluate_bound, execute, execute_experiment)
-from admmcheck.commands.online import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary,
-                                       execute_dpsda, run_dpsda_audit)
-from admmcheck.commands.sharing import (SharingAuditConfig, SharingBoundConfig,
-                                        SharingConditionsConfig, SharingRunConfig, evaluate_sharing_bound,
-                                        evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
-from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
+from admmcheck.commands.audit import CodeAuditConfig, MechanismAudit, run_audit, run_mechanism_audit
+from admmcheck.commands.consensus import ExperimentConfig, evaluate_bound, execute, execute_experiment
+from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
+from admmcheck.commands.sharing import evaluate_sharing_bound, execute_sharing
+from admmcheck.commands.verify import PROFILES, collect
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
-from admmcheck.formulas import parse_number, parse_rational, split_top_level
+from admmcheck.formulas import parse_number
 from admmcheck.mechanisms.plugins import PluginWarning
-from admmcheck.mechanisms.registry import ONLINE, REGISTRY, SHARING
-from admmcheck.networks import GRAPH_KINDS
-from admmcheck.output import output_file, output_folder, to_json
-from admmcheck.commands.verify import PROFILES, collect
+from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
+from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
+from admmcheck.output import output_folder, to_json
+from admmcheck.parameters import flag_fields
 from admmcheck.report import render
-from admmcheck.schedules import describe_schedule, parse_schedule
+from admmcheck.schedules import describe_schedule
 from admmcheck.validation import config_from_flags, positive_int, said_as_flag
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
@@ -66,13 +58,6 @@ EXIT_STATUS = """exit status:
   4  the time budget (--max-time) ran out before a verdict; the best result so far is printed
   130  interrupted (Ctrl-C) before a verdict"""
 
-#: Names the command line accepted before the registry named every mechanism once (bound and audit only
-#: ever meant the private one): still accepted, and listed as aliases in --help.
-OLD_NAMES = {"radmm": "private-radmm"}
-
-OUTPUT_FLAGS = ("command", "debug", "json", "export_problem", "out", "argv", "page")  # not configuration fields
-
-
 def _argument_type(read: Callable[[str], object], expected: str) -> Callable[[str], object]:
     """An argparse type that turns an admmcheck error into argparse's one-line message."""
     def convert(text: str) -> object:
@@ -84,30 +69,9 @@ def _argument_type(read: Callable[[str], object], expected: str) -> Callable[[st
     return convert
 
 
-def _rational_text(text: str) -> str:
-    parse_rational(text)  # refuse it now; the exact layer reads the text again
-    return text.strip()
-
-
 _NUMBER = _argument_type(parse_number, "a number such as 0.5 or 1/4")
-_NUMBERS = _argument_type(lambda text: tuple(parse_number(p) for p in split_top_level(text)),
-                          "one number, or one per node separated by commas")
-_SCHEDULE = _argument_type(parse_schedule, "a number, one per node, or a formula in t and i")
-_NOISE = _argument_type(lambda text: parse_schedule(text, allow_infinite=True),
-                        "a number, one per node, a formula in t and i, or inf for no noise")
 _POSITIVE_INT = _argument_type(lambda text: positive_int("--iterations", int(text) if text.strip().lstrip("-").isdigit()
                                                         else text), "a whole number >= 1")
-_RATIONAL = _argument_type(_rational_text, "a rational such as 1/5 or 0.2")
-
-
-def _integers(text: str) -> tuple[int, ...]:
-    parts = [p.strip() for p in text.split(",")]
-    if not all(p.isdigit() and int(p) > 0 for p in parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: give positive whole numbers separated by commas, e.g. 66,57")
-    return tuple(int(p) for p in parts)
-
-
-_INTEGERS = _integers
 
 
 def _place(text: str) -> tuple[int, int]:
@@ -115,15 +79,29 @@ def _place(text: str) -> tuple[int, int]:
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"{text!r}: write two whole numbers as A:B, e.g. 0:3")
     return int(parts[0]), int(parts[1])
-_RATIONALS = _argument_type(lambda text: tuple(_rational_text(p) for p in split_top_level(text)),
-                            "one rational, or one per node separated by commas")
+
+
+def _expected(read: Callable[[str], object]) -> str:
+    """What a flag read by ``read`` takes, in words (argparse's message for a bad value)."""
+    if read is parse_number:
+        return "a number such as 0.5 or 1/4"
+    return (read.__doc__ or "a value").strip().splitlines()[0].rstrip(".")
 
 
 def _option(parser: argparse.ArgumentParser, flag: str, default: object, help: str, **kwargs: object) -> None:
     """A flag whose value reaches the configuration only when typed (default shown in --help)."""
     shown = ",".join(str(v) for v in default) if isinstance(default, tuple) else default
     suffix = "" if default is None else f" (default: {shown})"
+    dest = kwargs.get("dest")
+    if isinstance(dest, str) and ":" in dest and kwargs.get("action") is None and "choices" not in kwargs:
+        kwargs["metavar"] = flag.lstrip("-").upper().replace("-", "_")  # --theta THETA, not SETTING:THETA
     parser.add_argument(flag, default=argparse.SUPPRESS, help=help + suffix, **kwargs)
+
+
+def _command_parser(commands: argparse._SubParsersAction, name: str, help: str,
+                    aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    return commands.add_parser(name, help=help, description=help, epilog=EXIT_STATUS, aliases=list(aliases),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -135,12 +113,26 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"admmcheck {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _verify_parser(commands)
+    plugins = _command_parser(commands, "plugins", "list every registered algorithm and mechanism with the package it "
+                              "comes from (admmcheck's own, or an installed plugin's: entry-point group "
+                              "admmcheck.plugins), and the plugins that could not be loaded")
+    plugins.add_argument("--json", action="store_true", help="print one JSON object")
+    report = _command_parser(commands, "report", "re-render report.html and the figures from a saved report.json")
+    report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
+    report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
+    _run_parser(commands)
+    _bound_parser(commands)
+    _conditions_parser(commands)
+    _audit_parser(commands)
+    _attack_parser(commands)
+    _experiment_parser(commands)
+    return parser
 
-    def command(name: str, help: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=help, description=help, epilog=EXIT_STATUS,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    verify = command("verify", "verify every algorithm's claims and write the report (JSON, HTML, figures)")
+def _verify_parser(commands: argparse._SubParsersAction) -> None:
+    verify = _command_parser(commands, "verify", "verify every algorithm's claims and write the report (JSON, HTML, "
+                             "figures)")
     verify.add_argument("--out", default="reports/verify", help="report folder (default: reports/verify)")
     verify.add_argument("--profile", choices=tuple(PROFILES), default="quick",
                         help="quick (default, minutes), full (larger samples) or smoke (toy sizes)")
@@ -152,312 +144,164 @@ def _parser() -> argparse.ArgumentParser:
                         help="check only these registered algorithms and mechanisms (admmcheck plugins lists them; "
                              "a mechanism is checked when registered with report=True)")
 
-    plugins = command("plugins", "list every registered algorithm and mechanism with the package it comes from "
-                      "(admmcheck's own, or an installed plugin's: entry-point group admmcheck.plugins), and the "
-                      "plugins that could not be loaded")
-    plugins.add_argument("--json", action="store_true", help="print one JSON object")
 
-    report = command("report", "re-render report.html and the figures from a saved report.json")
-    report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
-    report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
+def _targets(parser: argparse.ArgumentParser, what: str) -> argparse._SubParsersAction:
+    return parser.add_subparsers(dest="target", required=True, metavar=what)
 
-    run = command("run", "run one reference algorithm and compare it with the CVXPY optimum")
-    defaults = RunConfig()
-    runnable = consensus_algorithms() + REGISTRY.names("sharing") + REGISTRY.names("online")
-    run.add_argument("algorithm", choices=runnable, metavar="ALGO",
-                     help="; ".join(f"{name}: {REGISTRY[name].title}" for name in runnable))
-    _setting_options(run, defaults)
-    sharing = SharingRunConfig()
-    _option(run, "--parties", sharing.parties, "sharing: parties M (consecutive column blocks)", type=int)
-    _option(run, "--lam", sharing.lam, "sharing: lambda of eq. (1) (--rho is then the ADMM penalty, default "
-            f"{sharing.rho}; --iterations default {sharing.iterations})", type=_NUMBER)
-    for flag, default, text in (("--epsilon", sharing.epsilon, "dp-sharing: epsilon per iteration (Theorem 1); dpsda: per round (default inf)"),
-                                ("--delta", sharing.delta, "dp-sharing: delta per iteration"),
-                                ("--c1", sharing.c1, "dp-sharing: bound on R_m'' (Assumption 2.2)"),
-                                ("--b1", sharing.b1, "dp-sharing: bound on ||x||, ||y||, ||z|| (Assumption 2.1)"),
-                                ("--delta-prime", sharing.delta_prime, "dp-sharing: delta' of Corollary 1")):
-        _option(run, flag, default, text, type=_NUMBER)
-    online = DpsdaRunConfig()
-    _option(run, "--trials", online.trials, "dpsda: independent runs on the same function sequence", type=int)
-    _option(run, "--window", online.window, "dpsda: connectivity window B of the graph sequence", type=int)
-    _option(run, "--weights", online.weights, "dpsda-c: uniform (the paper's 1/deg) or metropolis (symmetric W)")
-    _option(run, "--gradient-noise", online.gradient_noise, "dpsda: std of the gradient error xi (§6)", type=_NUMBER)
-    _option(run, "--eta", defaults.eta, "penalty eta; madmm: eta_i(1), one or one per node", type=_NUMBERS)
-    _option(run, "--theta", defaults.theta, "madmm, pp, dvp: dual step size theta", type=_NUMBER)
-    _option(run, "--growth", defaults.growth, "madmm: q_i in eta_i(1) q_i^(t-1), one or one per node", type=_NUMBERS)
-    _option(run, "--gamma", defaults.gamma, "radmm, private-radmm: even-step weight gamma", type=_NUMBER)
-    _option(run, "--alpha", defaults.alpha, "pp, dvp, pvp, private-radmm: noise parameter alpha_i(t), a number, "
-            "one per node or a formula in t and i (inf: no noise)", type=_NOISE)
-    run.add_argument("--json", action="store_true", help="print one JSON object")
-    run.add_argument("--export-problem", metavar="FILE.npz", help="write X_i, y_i, C, rho and the adjacency")
 
-    bound = command("bound", "evaluate a paper's privacy-loss bound and its preconditions")
-    bounds = BoundConfig()
-    bounded = bound_mechanisms()
-    bound.add_argument("mechanism", choices=bounded + tuple(OLD_NAMES) + REGISTRY.names("sharing")
-                       + REGISTRY.names("online"),
-                       metavar="MECHANISM", help="; ".join(f"{name}: {REGISTRY[name].theorem}" for name in bounded)
-                       + "; " + "; ".join(f"{name}: {REGISTRY[name].theorem}"
-                                          for name in REGISTRY.names("sharing", private=True) + REGISTRY.names("online"))
-                       + " (radmm: the old name of private-radmm; sharing: the claim of dp-sharing)")
-    _setting_options(bound, bounds)
-    _option(bound, "--eta", bounds.eta, "eta_i(t): a number, one per node or a formula in t, i (radmm: one number)",
-            type=_SCHEDULE)
-    _option(bound, "--theta", bounds.theta, "pp, dvp: dual step size theta", type=_NUMBER)
-    _option(bound, "--alpha", bounds.alpha, "alpha_i(t) (radmm: alpha_i(k)); inf means no noise", type=_NOISE)
-    _option(bound, "--c1", bounds.c1, "bound on L'' used in the theorem (logistic loss: 0.25); sharing: bound on "
-            "R_m'' (1 for R = ||x||^2/2)", type=_NUMBER)
-    sharing_bound = SharingBoundConfig()
-    _option(bound, "--features", sharing_bound.features, "sharing: d_m per party, e.g. 66,57", type=_INTEGERS)
-    for flag, default, text in (("--lam", sharing_bound.lam, "sharing: lambda"),
-                                ("--b1", sharing_bound.b1, "sharing: bound b1 of Assumption 2.1"),
-                                ("--epsilon", sharing_bound.epsilon, "sharing: epsilon per iteration"),
-                                ("--delta", sharing_bound.delta, "sharing: delta per iteration"),
-                                ("--delta-prime", sharing_bound.delta_prime, "sharing: delta' of Corollary 1")):
-        _option(bound, flag, default, text, type=_NUMBER)
-    bound.add_argument("--json", action="store_true", help="print one JSON object")
-
-    conditions = command("conditions", "decide a convergence theorem's conditions exactly, with certificates")
-    plain = ConditionsConfig(lipschitz=("1",))
-    conditions.add_argument("theorem", choices=THEOREMS + ("sharing",), metavar="THEOREM",
-                            help="madmm: M-ADMM Thm 3.1/3.2; radmm: R-ADMM Thm III.1; sharing: ADMM-sharing "
-                            "Assumption 1.2 and Lemma 4")
-    plain_sharing = SharingConditionsConfig()
-    _option(conditions, "--parties", plain_sharing.parties, "sharing: parties M", type=int)
-    _option(conditions, "--lam", plain_sharing.lam, "sharing: lambda (the penalty is --rho)", type=_RATIONAL)
-    _option(conditions, "--graph", plain.graph, "ring:N, path:N, star:N, complete:N or an edge-list file")
-    _option(conditions, "--eta", plain.eta, "eta (madmm: eta_i(1)), one or one per node", type=_RATIONALS)
-    _option(conditions, "--gamma", plain.gamma, "radmm: gamma >= 0", type=_RATIONAL)
-    _option(conditions, "--theta", plain.theta, "madmm: dual step theta", type=_RATIONAL)
-    _option(conditions, "--growth", plain.growth, "madmm: q_i in eta_i(1) q_i^(t-1)", type=_RATIONALS)
-    _option(conditions, "--lipschitz", None, "M_i, one or one per node (else from --dataset)", type=_RATIONALS)
-    _option(conditions, "--strong-convexity", None, "madmm: m_i (else rho/N from --dataset)", type=_RATIONALS)
-    _option(conditions, "--dataset", None, "compute m_i, M_i from synthetic, breast-cancer, adult or adult:PATH")
-    _option(conditions, "--C", plain.C, "C of eq. (1), with --dataset", type=_RATIONAL)
-    _option(conditions, "--rho", plain.rho, "rho of eq. (1), with --dataset", type=_RATIONAL)
-    _option(conditions, "--seed", plain.seed, "data seed, with --dataset", type=int)
-    _option(conditions, "--L", plain.big_l, "radmm: L > 0 in (24)-(25)", type=_RATIONAL, dest="big_l")
-    _option(conditions, "--mu", plain.mu, "mu > 1 in (24)-(25) / (21)-(23)", type=_RATIONAL)
-    _option(conditions, "--delta", plain.delta, "madmm: delta in (21)-(22)", type=_RATIONAL)
-    _option(conditions, "--at", plain.at, "madmm: t for Theorem 3.2", type=int)
-    _option(conditions, "--horizon", plain.horizon, "madmm: check the proof claims for t = 1..T", type=int)
-    _option(conditions, "--find-gamma", None, "radmm: certified minimal gamma", action="store_true")
-    _option(conditions, "--max-time", None, "stop long exact work after this many seconds and report "
-            "the best certified result so far (exit status 4)", type=_NUMBER)
-    conditions.add_argument("--json", action="store_true", help="print one JSON object")
-
-    audit = command("audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets: third-party "
-                    "code (audit code) or a registered mechanism (audit "
-                    + ", ".join(REGISTRY.names(private=True)) + ")")
-    targets = audit.add_subparsers(dest="target", required=True, metavar="TARGET")
-
-    def target(name: str, help: str, aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
-        sub = targets.add_parser(name, help=help, description=help, epilog=EXIT_STATUS, aliases=list(aliases),
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+def _run_parser(commands: argparse._SubParsersAction) -> None:
+    run = _command_parser(commands, "run", "run one registered algorithm and compare it with the CVXPY optimum (or, "
+                          "online, the hindsight optimum)")
+    targets = _targets(run, "ALGO")
+    for name in REGISTRY:
+        spec = REGISTRY[name]
+        sub = _command_parser(targets, name, f"run {spec.title}")
+        sub.set_defaults(name=name)
+        _setting_flags(sub, spec.setting_type, "run", spec)
         sub.add_argument("--json", action="store_true", help="print one JSON object")
-        sub.add_argument("--quiet", action="store_true", help="no progress bar")
-        _option(sub, "--report", None, "also write audit.html and audit.json for this audit into this folder")
-        return sub
+        if spec.setting_type is not OnlineSetting:
+            sub.add_argument("--export-problem", metavar="FILE.npz", help="write the problem's data (and, consensus, "
+                             "the adjacency)")
 
-    code = target("code", "audit third-party code: FILE.py:NAME, module:NAME or FILE.m:FUNCTION (GNU Octave), run "
-                  "only in worker processes")
-    plain_audit = AuditSettings()
-    _option(code, "--mechanism", None, "FILE.py:NAME or module:NAME: mechanism(data, rng) or mechanism(data) -> what "
-            "an observer sees (numbers, arrays, strings, None, lists, sets, dicts, nested); or FILE.m:FUNCTION: out = "
-            "FUNCTION(data), run in GNU Octave with its generators seeded per sample (FUNCTION_batch(data, n) is used "
-            "when present)")
-    _option(code, "--neighbors", None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or "
-            "Pairs([...]) for several; FILE.m:FUNCTION: [d0, d1] = FUNCTION(); or data files: D0.csv,D1.csv or "
-            "PAIR.npz (arrays d0, d1, or X0, y0, X1, y1)")
-    _option(code, "--epsilon", None, "the epsilon the mechanism claims", type=_NUMBER)
-    _option(code, "--delta", 0.0, "the delta the mechanism claims", type=_NUMBER)
-    _option(code, "--neighbour-kind", None, "instead of --neighbors, search the neighbours: replace-one or "
-            "add-remove of a record of --dataset, or query-answers: StatDP's patterns on --queries answers",
-            choices=NEIGHBOUR_KINDS)
-    _option(code, "--dataset", None, "the records whose neighbours are searched: FILE.csv (numbers; a header line "
-            "of names allowed) or FILE.npz (X, and y for labels); the mechanism receives X, or (X, y) with labels")
-    _option(code, "--label-column", None, "the CSV column (by its header name) holding the labels")
-    _option(code, "--record-domain", None, "replace-one: where a replaced record may lie: " + DOMAIN_FORMS)
-    _option(code, "--queries", None, "query-answers: how many query answers the mechanism takes", type=int)
-    _audit_settings_options(code, plain_audit, third_party=True)
-    _search_options(code, SearchSettings())
 
-    reference = ReferenceAuditConfig()
-    for name in consensus_mechanisms():
+def _bound_parser(commands: argparse._SubParsersAction) -> None:
+    bound = _command_parser(commands, "bound", "evaluate a private mechanism's claim (its theorem) and its "
+                            "preconditions")
+    targets = _targets(bound, "MECHANISM")
+    for name in REGISTRY.names(private=True):
         spec = REGISTRY.mechanism(name)
-        sub = target(name, f"audit our {spec.title} on a small setting against "
-                     + (f"its theorem's beta ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)"),
-                     aliases=tuple(old for old, new in OLD_NAMES.items() if new == name))
         if spec.claim is None:
-            _option(sub, "--epsilon", None, "the epsilon to audit against (this mechanism has no theorem)",
-                    type=_NUMBER)
-        _audit_settings_options(sub, spec.audit)
-        for flag, default, text in (("--dataset", reference.dataset, "synthetic, breast-cancer, adult or adult:PATH"),
-                                    ("--graph", reference.graph, "network")):
-            _option(sub, flag, default, text)
-        for flag, dest, default, text in (("--nodes", "nodes", reference.nodes, "nodes N"),
-                                          ("--iterations", "iterations", reference.iterations, "iterations T"),
-                                          ("--rows", "samples", reference.samples, "synthetic rows"),
-                                          ("--dim", "dim", reference.dim, "synthetic dimension")):
-            _option(sub, flag, default, text, type=int, dest=dest)
-        for flag, default, text in (("--C", reference.C, "C of eq. (1)"), ("--rho", reference.rho, "rho of eq. (1)")):
-            _option(sub, flag, default, text, type=_NUMBER)
-        if "theta" in spec.parameters:
-            _option(sub, "--theta", reference.theta, "dual step size theta", type=_NUMBER)
-        if "gamma" in spec.parameters:
-            _option(sub, "--gamma", reference.gamma, "even-step weight gamma", type=_NUMBER)
-        if "eta" in spec.parameters:
-            _option(sub, "--eta", reference.eta, "penalty eta (a schedule eta_i(t) where the algorithm allows one)",
-                    type=_SCHEDULE)
-        _option(sub, "--alpha", reference.alpha, "noise parameter alpha_i(t)", type=_SCHEDULE)
-        _option(sub, "--neighbour-kind", reference.neighbours, " or ".join(spec.neighbour_kinds) + " of one record",
-                dest="neighbours")
-        _option(sub, "--record", None, "NODE:INDEX: change this record (default: the neighbour search chooses among "
-                "every record of every node)", type=_place)
-        _search_options(sub, spec.search)
-        if spec.exact_loss is not None:
-            _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
-                    "(loss law, privacy profile) against beta", action="store_true")
-        if spec.worst_case is not None:
-            _option(sub, "--search", None, "with --white-box: search transcripts and neighbour records for the "
-                    "largest loss", action="store_true")
-            _option(sub, "--plot", None, "with --white-box: write the loss histogram and delta(epsilon) here "
-                    "(.png or .svg)")
+            continue
+        aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
+        sub = _command_parser(targets, name, f"{spec.theorem} ({spec.title})"
+                              + (f"; {', '.join(aliases)}: the same" if aliases else ""), aliases)
+        sub.set_defaults(name=name)
+        _setting_flags(sub, spec.setting_type, "bound", spec)
+        sub.add_argument("--json", action="store_true", help="print one JSON object")
 
-    sharing_audit = SharingAuditConfig()
-    for name in REGISTRY.names("sharing", private=True):
+
+def _conditions_parser(commands: argparse._SubParsersAction) -> None:
+    conditions = _command_parser(commands, "conditions", "decide a convergence theorem's conditions exactly, with "
+                                 "certificates")
+    targets = _targets(conditions, "ALGO")
+    for name in REGISTRY:
+        if REGISTRY[name].conditions is None:
+            continue
+        capability = REGISTRY[name].conditions
+        sub = _command_parser(targets, name, f"{name}: {capability.theorem}")
+        sub.set_defaults(name=name)
+        _setting_flags(sub, capability.setting_type, "conditions")
+        sub.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _audit_parser(commands: argparse._SubParsersAction) -> None:
+    audit = _command_parser(commands, "audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets: "
+                            "third-party code (audit code) or a registered mechanism (audit "
+                            + ", ".join(REGISTRY.names(private=True)) + ")")
+    targets = _targets(audit, "TARGET")
+    code = _audit_target(targets, "code", "audit third-party code: FILE.py:NAME, module:NAME or FILE.m:FUNCTION (GNU "
+                         "Octave), run only in worker processes")
+    _setting_flags(code, CodeAuditConfig, "code", group="code")
+    _setting_flags(code, AuditSettings, "code", defaults=AuditSettings(), group="audit")
+    _setting_flags(code, SearchSettings, "code", defaults=SearchSettings(), group="search")
+    for name in REGISTRY.names(private=True):
         spec = REGISTRY.mechanism(name)
-        sub = target(name, f"audit {spec.title} against its claim ({spec.theorem}) on a small problem")
-        _audit_settings_options(sub, spec.audit)
-        for flag, dest, default, text in (("--parties", "parties", sharing_audit.parties, "parties M"),
-                                          ("--rows", "samples", sharing_audit.samples, "synthetic rows"),
-                                          ("--dim", "dim", sharing_audit.dim, "synthetic dimension"),
-                                          ("--iterations", "iterations", sharing_audit.iterations, "iterations T")):
-            _option(sub, flag, default, text, type=int, dest=dest)
-        for flag, default, text in (("--epsilon", sharing_audit.epsilon, "epsilon per iteration that sets sigma "
-                                     "(dp-sharing: Theorem 1); the audited claim is the total over the iterations"),
-                                    ("--delta", sharing_audit.delta, "delta per iteration"),
-                                    ("--delta-prime", sharing_audit.delta_prime, "delta' of the composition "
-                                     "(dp-sharing: Corollary 1)"),
-                                    ("--rho", sharing_audit.rho, "ADMM penalty rho"),
-                                    ("--lam", sharing_audit.lam, "lambda"),
-                                    ("--c1", sharing_audit.c1, "bound on R_m'' (Assumption 2.2)"),
-                                    ("--b1", sharing_audit.b1, "bound b1 of Assumption 2.1")):
-            _option(sub, flag, default, text, type=_NUMBER)
-        _option(sub, "--neighbour-kind", sharing_audit.neighbours, " or ".join(spec.neighbour_kinds)
-                + " (row: one row of a party moved on the unit sphere; column: column 0 of a party negated)",
-                dest="neighbours")
-        _option(sub, "--row", None, "PARTY:ROW: change this row (default: the neighbour search chooses among every "
-                "row of every party)", type=_place)
-        _search_options(sub, spec.search)
-        if spec.exact_loss is not None:
-            _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts",
-                    action="store_true")
+        aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
+        sub = _audit_target(targets, name, f"audit our {spec.title} against "
+                            + (f"its claim ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)")
+                            + " on a small setting", aliases)
+        sub.set_defaults(name=name)
+        _setting_flags(sub, AuditSettings, "audit", defaults=spec.audit, group="audit")
+        _setting_flags(sub, spec.setting_type, "audit", spec, skip=("seed",))  # --seed seeds data and samples
+        _option(sub, "--neighbour-kind", spec.neighbour_kinds[0], " or ".join(spec.neighbour_kinds),
+                dest="request:neighbours", choices=spec.neighbour_kinds)
+        if spec.first_place is not None:
+            place, example = spec.first_place
+            flag = example.split()[0]
+            _option(sub, flag, None, f"the place the neighbours change, e.g. {example} (default: the neighbour search "
+                    "chooses among every place whose change moves what is released)", dest="request:where",
+                    type=_place if isinstance(place, tuple) else _argument_type(_whole, "a whole number"))
+        _setting_flags(sub, SearchSettings, "audit", defaults=spec.search, group="search")
+        if spec.white_box is not None:
+            _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
+                    "against the claim", action="store_true", dest="request:white_box")
+        if spec.release is not None and spec.worst_case is not None:
+            _option(sub, "--search", None, "with --white-box: search transcripts and neighbour records for the "
+                    "largest loss", action="store_true", dest="request:white_box_search")
+            _option(sub, "--plot", None, "with --white-box: write the loss histogram and delta(epsilon) here "
+                    "(.png or .svg)", dest="request:plot")
 
-    online_audit = DpsdaAuditConfig()
-    for name in REGISTRY.names("online", private=True):
-        sub = target(name, f"audit {REGISTRY[name].title}'s full transcript against T*epsilon ({REGISTRY[name].theorem})")
-        _audit_settings_options(sub, REGISTRY.mechanism(name).audit)
-        for flag, dest, default, text in (("--nodes", "nodes", online_audit.nodes, "nodes n"),
-                                          ("--iterations", "iterations", online_audit.iterations, "rounds T"),
-                                          ("--window", "window", online_audit.window, "connectivity window B"),
-                                          ("--changed-round", "changed_round", online_audit.changed_round,
-                                           "the round t0 whose function the neighbour changes, one of 1..T-1 (f_T "
-                                           "moves no released message; default: the neighbour search chooses)")):
-            _option(sub, flag, default, text, type=int, dest=dest)
-        _search_options(sub, REGISTRY.mechanism(name).search)
-        _option(sub, "--epsilon", online_audit.epsilon, "epsilon per round that sets the Laplace scale (Lemma 1); "
-                "the audited claim is T*epsilon", type=_NUMBER)
-        _option(sub, "--white-box", None, "also compute the exact loss of --samples transcripts and its worst case",
-                action="store_true")
 
-    attack = command("attack", "run a reconstruction attack on PP (M-ADMM supplement, Appendix E)")
+def _audit_target(targets: argparse._SubParsersAction, name: str, help: str,
+                  aliases: tuple[str, ...] = ()) -> argparse.ArgumentParser:
+    sub = _command_parser(targets, name, help, aliases)
+    sub.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_argument("--quiet", action="store_true", help="no progress bar")
+    _option(sub, "--report", None, "also write audit.html and audit.json for this audit into this folder",
+            dest="page")
+    return sub
+
+
+def _attack_parser(commands: argparse._SubParsersAction) -> None:
+    attack = _command_parser(commands, "attack", "run a reconstruction attack on PP (M-ADMM supplement, Appendix E)")
     plain_attack = AttackConfig()
-    attack.add_argument("attack", choices=["kkt"], help="kkt: recover a hidden record's direction from the KKT condition")
+    attack.add_argument("attack", choices=["kkt"], help="kkt: recover a hidden record's direction from the KKT "
+                        "condition")
     who = attack.add_mutually_exclusive_group()
     who.add_argument("--public-eta", dest="public_eta", action="store_true", default=argparse.SUPPRESS,
                      help="the attacker knows the penalties eta_i(t) (default)")
     who.add_argument("--private-eta", dest="public_eta", action="store_false", default=argparse.SUPPRESS,
                      help="node 0 draws its penalties privately; the attacker assumes theta")
-    for flag, dest, default, text in (("--nodes", "nodes", plain_attack.nodes, "nodes N"),
-                                      ("--iterations", "iterations", plain_attack.iterations, "iterations T"),
-                                      ("--rows", "samples", plain_attack.samples, "synthetic rows (all nodes)"),
-                                      ("--dim", "dim", plain_attack.dim, "synthetic dimension"),
-                                      ("--trials", "trials", plain_attack.trials, "independent runs"),
-                                      ("--seed", "seed", plain_attack.seed, "seed of data, noise and penalties")):
-        _option(attack, flag, default, text, type=int, dest=dest)
-    for flag, default, text in (("--eta", plain_attack.eta, "public penalty eta_i(t)"),
-                                ("--theta", plain_attack.theta, "dual step theta"),
-                                ("--alpha", plain_attack.alpha, "noise parameter alpha_i(t)"),
-                                ("--C", plain_attack.C, "C of eq. (1)"), ("--rho", plain_attack.rho, "rho of eq. (1)")):
-        _option(attack, flag, default, text, type=_NUMBER)
-    _option(attack, "--dataset", plain_attack.dataset, "synthetic, breast-cancer, adult or adult:PATH")
-    _option(attack, "--graph", plain_attack.graph, "network")
+    _setting_flags(attack, AttackConfig, "attack", defaults=plain_attack)
     attack.add_argument("--json", action="store_true", help="print one JSON object")
 
-    experiment = command("experiment", "rerun a paper's figure (accuracy/privacy or convergence)")
+
+def _experiment_parser(commands: argparse._SubParsersAction) -> None:
+    experiment = _command_parser(commands, "experiment", "rerun a paper's figure (accuracy/privacy or convergence)")
     plain_experiment = ExperimentConfig()
     experiment.add_argument("name", choices=EXPERIMENTS, metavar="NAME", help=", ".join(EXPERIMENTS) +
                             " (madmm-fig3/4 default to --nodes 100 --graph random; radmm-fig1 runs its own random "
                             "networks of 5 and 20 nodes)")
-    _setting_options(experiment, plain_experiment)
-    _option(experiment, "--runs", plain_experiment.runs, "independent noisy runs per setting", type=int)
+    _setting_flags(experiment, ExperimentConfig, "experiment", defaults=plain_experiment)
     experiment.add_argument("--out", default="experiments",
                             help="folder for NAME.json, NAME.csv, NAME.png (default: experiments)")
     experiment.add_argument("--json", action="store_true", help="print the summary as JSON")
-    return parser
 
 
-def _audit_settings_options(parser: argparse.ArgumentParser, defaults: AuditSettings, third_party: bool = False) -> None:
-    """The flags of :class:`~admmcheck.audit.running.settings.AuditSettings` (defaults: this target's)."""
-    _option(parser, "--samples", defaults.samples, "samples per side", type=int, dest="audit_samples")
-    _option(parser, "--confidence", defaults.confidence, "confidence of the lower bound", type=_NUMBER)
-    _option(parser, "--seed", defaults.seed, "seed of every sample" + ("" if third_party else " and of the data"),
-            type=int)
-    _option(parser, "--workers", None, "worker processes (default: every core; with --scheduler, the cluster's "
-            "threads)", type=int)
-    _option(parser, "--scheduler", None, "draw the blocks on the Dask cluster at this address (tcp://HOST:8786); "
-            'needs pip install "admmcheck[dask]"')
-    _option(parser, "--timeout", defaults.timeout, "seconds one mechanism call may take", type=_NUMBER)
-    _option(parser, "--max-time", None, "stop drawing after this many seconds and bound what was drawn", type=_NUMBER)
-    _option(parser, "--memory-limit", None, "MiB of memory each worker process may allocate (default: half the "
-            "machine's memory shared out among the workers); past it an allocation fails and the audit stops",
-            type=_NUMBER)
-    _option(parser, "--max-output", defaults.max_output, "MiB one output may take as float64 numbers", type=_NUMBER)
-    _option(parser, "--checkpoint", None, "store finished blocks here; rerun the same command to resume")
-    _option(parser, "--sequential", None, "draw in growing looks and stop as soon as a violation is established (an "
-            "anytime-valid test by betting), else at --samples; the JSON gives the samples used", action="store_true")
-    if third_party:
-        _option(parser, "--randomness", defaults.randomness, "seeded: outputs must be functions of the sample's seed "
-                "(same seed, same result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
-                "samples are independent but not reproducible, never probed; auto: probe, and go on unseeded with a "
-                "warning if the same seed gives different outputs", choices=RANDOMNESS_MODES)
-        parser.add_argument("--exceptions-are-outputs", action="store_true", default=argparse.SUPPRESS,
-                            help="a call that raises releases the exception's type (an output like any other) "
-                                 "instead of stopping the audit")
+def _whole(text: str) -> int:
+    if not text.strip().isdigit():
+        raise InvalidConfiguration(f"{text!r} is not a whole number")
+    return int(text)
 
 
-def _search_options(parser: argparse.ArgumentParser, defaults: SearchSettings) -> None:
-    """The flags of :class:`~admmcheck.audit.search.SearchSettings`: the neighbour search's budget."""
-    _option(parser, "--search-candidates", defaults.candidates, "neighbour search: candidate pairs screened at most "
-            "(a seeded subset when there are more)", type=int)
-    _option(parser, "--search-samples", defaults.samples, "neighbour search: screening samples per side for each "
-            "candidate (drawn apart from the audit's)", type=int)
-    _option(parser, "--search-keep", defaults.keep, "neighbour search: the best-screened pairs bounded on fresh "
-            "samples (1 - confidence is shared among them only)", type=int)
-
-
-def _setting_options(parser: argparse.ArgumentParser, defaults: object) -> None:
-    """The flags every command that builds a problem shares (defaults from its config)."""
-    _option(parser, "--dataset", defaults.dataset, "synthetic, breast-cancer, adult or adult:PATH[,PATH]")
-    _option(parser, "--nodes", defaults.nodes, "number of nodes N", type=int)
-    _option(parser, "--graph", defaults.graph, "network: " + ", ".join(GRAPH_KINDS), choices=GRAPH_KINDS)
-    _option(parser, "--iterations", defaults.iterations, "iterations T", type=int)
-    _option(parser, "--seed", defaults.seed, "seed of the data, partition, random graph and f(0)", type=int)
-    _option(parser, "--C", defaults.C, "C of eq. (1)", type=_NUMBER)
-    _option(parser, "--rho", defaults.rho, "rho of eq. (1)", type=_NUMBER)
-    _option(parser, "--samples", defaults.samples, "synthetic: rows", type=int)
-    _option(parser, "--dim", defaults.dim, "synthetic: feature dimension", type=int)
+def _setting_flags(parser: argparse.ArgumentParser, setting_type: type, command: str, spec: object = None,
+                   skip: tuple[str, ...] = (), defaults: object = None, group: str = "setting") -> None:
+    """One flag per field of ``setting_type`` that ``command`` offers (an algorithm parameter only where ``spec``
+    reads it), its help, unit and default from the field (default: ``setting_type.DEFAULTS[command]`` where the type
+    names its commands' defaults, else the field's own); the value reaches the setting only when typed, under
+    ``GROUP:NAME`` (:func:`_flags`)."""
+    if defaults is None and hasattr(setting_type, "DEFAULTS"):
+        defaults = setting_type.DEFAULTS[command]
+    for item in flag_fields(setting_type, command):
+        meta = item.metadata
+        if item.name in skip:
+            continue
+        flag = meta["flag"] or "--" + item.name.replace("_", "-")
+        text = meta["help"] + (f" [{meta['unit']}]" if meta["unit"] else "")
+        read = meta["read"]
+        kind = {} if read is None else {"type": read if read is int else _argument_type(read, _expected(read))}
+        if meta["algorithm_parameter"] and (spec is None or item.name not in spec.parameters):
+            # not read by this algorithm: accepted only to be refused by the setting with the flags it reads
+            parser.add_argument(flag, default=argparse.SUPPRESS, help=argparse.SUPPRESS, dest=f"{group}:{item.name}",
+                                **kind)
+            continue
+        if item.type == "bool":
+            _option(parser, flag, None, text, action="store_true", dest=f"{group}:{item.name}")
+            continue
+        if meta["choices"]:
+            kind["choices"] = meta["choices"]
+        _option(parser, flag, item.default if defaults is None else getattr(defaults, item.name), text,
+                dest=f"{group}:{item.name}", **kind)
 
 
 def _names(text: str) -> tuple[str, ...]:
@@ -468,17 +312,38 @@ def _names(text: str) -> tuple[str, ...]:
     return names
 
 
-def _flags(args: argparse.Namespace) -> dict[str, object]:
-    """The configuration fields the user typed (and the positional choice)."""
-    return {name: value for name, value in vars(args).items() if name not in OUTPUT_FLAGS}
+def _flags(args: argparse.Namespace) -> dict[str, dict[str, object]]:
+    """The values the user typed, by group: ``setting``, ``audit``, ``search``, ``request`` (a field's dest is
+    ``GROUP:NAME``)."""
+    groups: dict[str, dict[str, object]] = {"setting": {}, "audit": {}, "search": {}, "request": {}, "code": {}}
+    for dest, value in vars(args).items():
+        group, colon, name = dest.partition(":")
+        if colon:
+            groups[group][name] = value
+    return groups
+
+
+def _typed(args: argparse.Namespace, *names: str) -> dict[str, object]:
+    """The plain options among ``names`` the user typed."""
+    return {name: getattr(args, name) for name in names if hasattr(args, name)}
+
+
+def _setting(spec: object, command: str, typed: dict[str, object]) -> object:
+    """``spec``'s family setting for ``command`` with the typed values (refused, with the flag, where they do not
+    apply)."""
+    setting_type = spec.setting_type
+    try:
+        return setting_type.for_algorithm(spec, command, typed)
+    except InvalidConfiguration as exc:
+        raise InvalidConfiguration(said_as_flag(exc, {item.name: item.metadata.get("flag") or ""
+                                                      for item in dataclass_fields(setting_type)
+                                                      if item.metadata.get("flag")})) from None
 
 
 def _command_verify(args: argparse.Namespace) -> int:
     profile = PROFILES[args.profile]
     if args.iterations is not None:
         profile = replace(profile, iterations=args.iterations)
-    if args.seed < 0:
-        raise InvalidConfiguration(f"--seed {args.seed} must be >= 0")
     output_folder(args.out, "--out")  # fail before the work, not after it
     say = (lambda message: print(f"admmcheck verify: {message} ...", file=sys.stderr)) if sys.stderr.isatty() else None
     report = collect(profile, seed=args.seed, progress=say, command_line="admmcheck " + " ".join(sys.argv[1:]),
@@ -513,62 +378,57 @@ def _command_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: What ``admmcheck run`` prints of each family's summary (its setting's type).
+RUN_KEYS = {
+    ConsensusSetting: ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error",
+                       "wall_time_s"),
+    SharingSetting: ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual",
+                     "wall_time_s"),
+    OnlineSetting: ("algorithm", "nodes", "iterations", "epsilon", "sigma", "regret", "regret_over_T",
+                    "average_regret", "regret_bound", "wall_time_s"),
+}
+#: How each family runs an algorithm on its setting.
+RUNNERS = {
+    ConsensusSetting: lambda name, setting, export: execute(name, setting, export_problem=export).summary(),
+    SharingSetting: lambda name, setting, export: execute_sharing(name, setting, export_problem=export),
+    OnlineSetting: lambda name, setting, export: execute_dpsda(name, setting),
+}
+
+
 def _command_run(args: argparse.Namespace) -> int:
-    flags = _flags(args)
-    if flags["algorithm"] in REGISTRY.names("online"):
-        summary = execute_dpsda(config_from_flags(DpsdaRunConfig, flags))
-        keys = ("algorithm", "nodes", "iterations", "epsilon", "sigma", "regret", "regret_over_T", "average_regret",
-                "regret_bound", "wall_time_s")
-    elif flags["algorithm"] in REGISTRY.names("sharing"):
-        summary = execute_sharing(config_from_flags(SharingRunConfig, flags), export_problem=args.export_problem)
-        keys = ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual", "wall_time_s")
-    else:
-        summary = execute(config_from_flags(RunConfig, flags), export_problem=args.export_problem).summary()
-        keys = ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error", "wall_time_s")
+    spec = REGISTRY[args.name]
+    setting = _setting(spec, "run", _flags(args)["setting"])
+    summary = RUNNERS[type(setting)](spec.name, setting, getattr(args, "export_problem", None))
     if args.json:
         print(to_json(summary))
-    else:
-        for key in keys:
-            print(f"{key:<16} {summary[key]}")
-        if "privacy" in summary:
-            privacy = summary["privacy"]
-            print(f"{'sigma':<16} {privacy['sigma']} (Theorem 1 for epsilon = {privacy['epsilon']} per iteration)")
-            print(f"{'claimed total':<16} epsilon' = {privacy['epsilon_total']:.4g}, delta = {privacy['delta_total']:.3g} "
-                  "(Corollary 1)")
+        return EXIT_OK
+    for key in RUN_KEYS[type(setting)]:
+        print(f"{key:<16} {summary[key]}")
+    if "privacy" in summary:
+        privacy = summary["privacy"]
+        print(f"{'sigma':<16} {privacy['sigma']} (Theorem 1 for epsilon = {privacy['epsilon']} per iteration)")
+        print(f"{'claimed total':<16} epsilon' = {privacy['epsilon_total']:.4g}, delta = {privacy['delta_total']:.3g} "
+              "(Corollary 1)")
     return EXIT_OK
 
 
 def _command_bound(args: argparse.Namespace) -> int:
-    if args.mechanism in REGISTRY.names("sharing"):
-        return _command_sharing_bound(args)
-    if args.mechanism in REGISTRY.names("online"):
-        flags = {k: v for k, v in _flags(args).items() if k != "mechanism"}
-        config = config_from_flags(DpsdaRunConfig, flags | {"algorithm": args.mechanism})
-        summary = dpsda_bound_summary(config)
-        if args.json:
-            print(to_json(summary))
-        else:
-            print(f"{summary['theorem']}: per round epsilon = {summary['epsilon']}, sigma = {summary['sigma']:.6g} "
-                  f"(sensitivity {summary['sensitivity']:.6g}), total {summary['epsilon_total']}; regret bound "
-                  f"{summary['regret_bound']:.6g} at T = {config.iterations}")
-            for name, ok in summary["preconditions"].items():
-                print(f"  {'holds' if ok else 'FAILS':<6} {name}")
-        return EXIT_OK if not summary["failed"] else EXIT_CHECK_FAILED
-    flags = _flags(args)
-    config = config_from_flags(BoundConfig, flags | {"mechanism": OLD_NAMES.get(args.mechanism, args.mechanism)})
-    bound, setting = evaluate_bound(config)
-    parameters = {"eta": describe_schedule(config.eta), "alpha": describe_schedule(config.alpha), "c1": config.c1}
-    if "theta" in REGISTRY[config.mechanism].parameters:
-        parameters["theta"] = config.theta
+    spec = REGISTRY.mechanism(args.name)
+    setting = _setting(spec, "bound", _flags(args)["setting"])
+    return BOUND_PRINTERS[type(setting)](args, spec, setting)
+
+
+def _consensus_bound(args: argparse.Namespace, spec: MechanismSpec, setting: ConsensusSetting) -> int:
+    bound = evaluate_bound(spec.name, setting)
+    facts = setting.bound_setting()
+    parameters = {"eta": describe_schedule(setting.eta), "alpha": describe_schedule(setting.alpha), "c1": setting.c1}
+    if "theta" in spec.parameters:
+        parameters["theta"] = setting.theta
     summary = bound.summary() | {
-        "mechanism": config.mechanism,
-        "iterations": config.iterations,
-        "parameters": parameters,
-        "setting": {
-            "dataset": config.dataset, "graph": config.graph, "sizes": list(setting.sizes),
-            "degrees": list(setting.degrees), "C": setting.C, "rho": setting.rho,
-            "max_feature_norm": setting.max_feature_norm, "c1": setting.c1,
-        },
+        "mechanism": spec.name, "iterations": setting.iterations, "parameters": parameters,
+        "setting": {"dataset": setting.dataset, "graph": setting.graph, "sizes": list(facts.sizes),
+                    "degrees": list(facts.degrees), "C": facts.C, "rho": facts.rho,
+                    "max_feature_norm": facts.max_feature_norm, "c1": facts.c1},
     }
     if args.json:
         print(to_json(summary))
@@ -578,78 +438,63 @@ def _command_bound(args: argparse.Namespace) -> int:
         print(f"{bound.theorem}: beta = {shown}")
         print(f"  formula value max_i sum = {summary['formula_value']}; per node: "
               + ", ".join(str(v) for v in summary["per_node"]))
-        for name, ok in bound.preconditions.items():
-            print(f"  {'holds' if ok else 'FAILS':<6} {name}")
+        _print_preconditions(bound.preconditions)
     return EXIT_OK if bound.holds else EXIT_CHECK_FAILED
 
 
-def _command_sharing_bound(args: argparse.Namespace) -> int:
-    privacy = evaluate_sharing_bound(config_from_flags(SharingBoundConfig, _flags(args)))
+def _sharing_bound(args: argparse.Namespace, spec: MechanismSpec, setting: SharingSetting) -> int:
+    privacy = evaluate_sharing_bound(spec.name, setting)
     summary = privacy.as_dict()
     if args.json:
         print(to_json(summary))
-    else:
-        print(f"{summary['theorem']}")
-        for m, sigma in enumerate(summary["sigma"]):
-            sensitivity = f"sensitivity C = {summary['sensitivity'][m]:.6g}, " if "sensitivity" in summary else ""
-            print(f"  party {m} (d_m = {summary['features'][m]}): {sensitivity}sigma = {sigma:.6g}")
-        line = (f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
-                f"claimed ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
-                f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g})")
-        accounted = [f"{key[len('epsilon_'):].upper()} {value:.6g}" for key, value in summary.get("accountant", {}).items()
-                     if key.startswith("epsilon_")]
-        if accounted:
-            line += ", dp-accounting " + " / ".join(accounted)
-        print(line)
-        for name, ok in summary["preconditions"].items():
-            print(f"  {'holds' if ok else 'FAILS':<6} {name}")
+        return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
+    print(f"{summary['theorem']}")
+    for m, sigma in enumerate(summary["sigma"]):
+        sensitivity = f"sensitivity C = {summary['sensitivity'][m]:.6g}, " if "sensitivity" in summary else ""
+        print(f"  party {m} (d_m = {summary['features'][m]}): {sensitivity}sigma = {sigma:.6g}")
+    line = (f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
+            f"claimed ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
+            f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g})")
+    accounted = [f"{key[len('epsilon_'):].upper()} {value:.6g}" for key, value in summary.get("accountant", {}).items()
+                 if key.startswith("epsilon_")]
+    print(line + (", dp-accounting " + " / ".join(accounted) if accounted else ""))
+    _print_preconditions(summary["preconditions"])
     return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
 
 
-def _command_sharing_conditions(args: argparse.Namespace) -> int:
-    report = evaluate_sharing_conditions(config_from_flags(SharingConditionsConfig, _flags(args)))
+def _online_bound(args: argparse.Namespace, spec: MechanismSpec, setting: OnlineSetting) -> int:
+    summary = dpsda_bound_summary(spec.name, setting)
     if args.json:
-        print(to_json(report))
+        print(to_json(summary))
     else:
-        print(f"ADMM sharing, Assumption 1.2 / Lemma 4 at rho = {report['rho_float']:.6g} on {report['dataset']} "
-              f"({report['parties']} parties, widths {report['features']})")
-        for name, check in report["checks"].items():
-            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
-            print(f"  {verdict:<9} {name}: {check['statement']}")
-        low, high = report["minimal_rho"]["lo_float"], report["minimal_rho"]["hi_float"]
-        print(f"  smallest rho satisfying (b) and (c): in [{low:.10g}, {high:.10g}]")
-    return EXIT_OK if report["holds"] else EXIT_CHECK_FAILED  # undecided counts as not shown to hold
+        print(f"{summary['theorem']}: per round epsilon = {summary['epsilon']}, sigma = {summary['sigma']:.6g} "
+              f"(sensitivity {summary['sensitivity']:.6g}), total {summary['epsilon_total']}; regret bound "
+              f"{summary['regret_bound']:.6g} at T = {setting.iterations}")
+        _print_preconditions(summary["preconditions"])
+    return EXIT_OK if not summary["failed"] else EXIT_CHECK_FAILED
+
+
+BOUND_PRINTERS = {ConsensusSetting: _consensus_bound, SharingSetting: _sharing_bound, OnlineSetting: _online_bound}
+
+
+def _print_preconditions(preconditions: dict[str, bool]) -> None:
+    for name, ok in preconditions.items():
+        print(f"  {'holds' if ok else 'FAILS':<6} {name}")
 
 
 def _command_conditions(args: argparse.Namespace) -> int:
-    if args.theorem == "sharing":
-        return _command_sharing_conditions(args)
-    config = config_from_flags(ConditionsConfig, _flags(args))
-    report = evaluate_conditions(config, show_progress=not args.json or sys.stderr.isatty())
+    capability = REGISTRY[args.name].require("conditions")
+    setting = config_from_flags(capability.setting_type, _flags(args)["setting"])
+    report = capability.evaluate(setting, show_progress=not args.json or sys.stderr.isatty())
     if args.json:
         print(to_json(report))
     else:
-        print(f"{report['theorem']} on {report['graph']}: {report['parameters']}")
-        for check in report["conditions"]:
-            verdict = {True: "holds", False: "FAILS", None: "undecided"}[check["holds"]]
-            where = f" (t={check['t']})" if "t" in check else ""
-            print(f"  {verdict:<9} {check['name']}{where}")
-            if "stopped" in check:
-                print(f"            {check['stopped']}; every t in {check['checked_t']} holds")
-        if "gamma_interval" in report:
-            interval = report["gamma_interval"]
-            if interval is not None:
-                note = "" if report["complete"] else " -- time budget ran out: best certified bracket so far"
-                print(f"  minimal gamma: in [{interval['lo']}, {interval['hi']}] (width {interval['width']:.2e}){note}")
-            elif report["complete"]:
-                print("  minimal gamma: none: no gamma >= 0 satisfies the conditions")
-            else:
-                print("  minimal gamma: not found before the time budget ran out (no verdict; raise --max-time)")
+        print("\n".join(capability.lines(report)))
     return {"pass": EXIT_OK, "fail": EXIT_CHECK_FAILED, "incomplete": EXIT_INCOMPLETE}[report["status"]]
 
 
 def _command_experiment(args: argparse.Namespace) -> int:
-    config = ExperimentConfig.from_flags(_flags(args))
+    config = ExperimentConfig.from_flags(_flags(args)["setting"] | {"name": args.name})
     experiment, paths = execute_experiment(config, args.out)
     summary = experiment.summary() | {"files": {kind: str(path) for kind, path in paths.items()}}
     if args.json:
@@ -663,85 +508,62 @@ def _command_experiment(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-SETTINGS_FLAGS = {"audit_samples": "samples"} | {name: name for name in SETTINGS_FIELDS if name != "samples"}
-SEARCH_FLAGS = ("search_candidates", "search_samples", "search_keep")
-#: the field of each audit configuration that gives the neighbours by hand (None: they are searched)
-GIVEN_PAIR = {CodeAuditConfig: "neighbors", ReferenceAuditConfig: "record", SharingAuditConfig: "row",
-              DpsdaAuditConfig: "changed_round"}
-
-
-def _audit_config(config_type: type, flags: dict):
-    """``config_type`` from the typed flags; its settings are its own defaults (a registered mechanism's,
-    seeded by the configuration's seed) with the typed audit-setting flags. ``--seed`` seeds both the
-    data and the samples where the configuration has a seed of its own."""
-    own = {f.name for f in dataclass_fields(config_type)}
-    typed = {SETTINGS_FLAGS[name]: (flags[name] if name in own else flags.pop(name))
-             for name in list(flags) if name in SETTINGS_FLAGS}
-    search = {name.removeprefix("search_"): flags.pop(name) for name in list(flags) if name in SEARCH_FLAGS}
-    config = config_from_flags(config_type, flags)
-    config = replace(config, settings=config.settings.but(**typed))
-    if search:
-        given = GIVEN_PAIR[config_type]
-        if getattr(config, given) is not None:
-            raise InvalidConfiguration(f"--search-{next(iter(search))} is the neighbour search's budget, but "
-                                       f"--{given.replace('_', '-')} gives the neighbours: nothing is searched; "
-                                       "remove one of them")
-        try:
-            config = replace(config, neighbour_search=replace(config.neighbour_search, **search))
-        except InvalidConfiguration as exc:
-            raise InvalidConfiguration(f"--search-{exc.parameter} {str(exc).partition('=')[2]}") from None
-    return config
-
-
 def _command_audit(args: argparse.Namespace) -> int:
-    flags = {name: value for name, value in _flags(args).items() if name not in ("quiet", "target")}
-    target = OLD_NAMES.get(args.target, args.target)
-    page = args.page = flags.pop("report", None)
-    if page is not None:
-        output_folder(page, "--report")  # refused before any sampling
+    groups = _flags(args)
+    args.page = getattr(args, "page", None)
+    if args.page is not None:
+        output_folder(args.page, "--report")  # refused before any sampling
     progress = not args.quiet and sys.stderr.isatty()
-    if target == "code":
-        result, extra = run_audit(_audit_config(CodeAuditConfig, flags), progress=progress), {}
-    elif REGISTRY.mechanism(target).family == SHARING:
-        return _command_sharing_audit(args, flags | {"mechanism": target}, progress)
-    elif REGISTRY.mechanism(target).family == ONLINE:
-        return _command_dpsda_audit(args, flags | {"algorithm": target}, progress)
-    else:
-        white = {name: flags.pop(name) for name in ("white_box", "search", "plot") if name in flags}
-        if white and not white.get("white_box"):
-            raise InvalidConfiguration(f"--{next(iter(white)).replace('_', '-')} needs --white-box")
-        config = _audit_config(ReferenceAuditConfig, flags | {"mechanism": target})
-        if white.get("plot"):
-            output_file(white["plot"], "--plot")
-        result, bound = run_reference_audit(config, progress=progress)
-        extra = {"theorem": bound}
-        if white:
-            config = replace(config, record=audited_place(result, config.record))  # the pair the audit used
-            extra["white_box"] = run_white_box(config, WhiteBoxConfig(config.settings.samples, bool(white.get("search")),
-                                                                      white.get("plot")), progress=progress)
-            extra["black_box_within_white_box"] = result.epsilon_lower_bound <= extra["white_box"]["max_loss"]
-    summary = result.as_dict() | extra
-    if page is not None:
-        _write_audit_page(summary, page, args)
+    if args.target == "code":
+        search = _search(SearchSettings(), groups["search"]) if groups["search"] else None
+        config = config_from_flags(CodeAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"]),
+                                                                      "neighbour_search": search})
+        result = run_audit(config, progress=progress)
+        return _print_audit(args, result.as_dict(), EXIT_CHECK_FAILED if result.verdict == "violation" else EXIT_OK)
+    spec = REGISTRY.mechanism(args.name)
+    typed = groups["setting"] | ({"seed": groups["audit"]["seed"]} if "seed" in groups["audit"] else {})
+    setting = _setting(spec, "audit", typed)
+    search = _search(spec.search, groups["search"]) if groups["search"] else None
+    request = MechanismAudit(spec.name, setting, neighbour_search=search,
+                             settings=spec.audit.but(seed=setting.seed).but(**groups["audit"]), **groups["request"])
+    found = run_mechanism_audit(request, progress=progress)
+    white = found.white_box or {}
+    violated = found.result.verdict == "violation" or white.get("verdict") == "violation"
+    return _print_audit(args, found.as_dict(), EXIT_CHECK_FAILED if violated else EXIT_OK)
+
+
+def _search(budget: SearchSettings, typed: dict[str, object]) -> SearchSettings:
+    try:
+        return replace(budget, **typed)
+    except InvalidConfiguration as exc:
+        raise InvalidConfiguration(f"--search-{exc.parameter} {str(exc).partition('=')[2]}") from None
+
+
+def _print_audit(args: argparse.Namespace, summary: dict, status: int) -> int:
+    """Print an audit's summary (and write its page with --report); returns ``status``."""
+    if args.page is not None:
+        _write_audit_page(summary, args.page, args)
     if args.json:
         print(to_json(summary))
-    else:
-        _print_audit_head(summary, f"claimed epsilon = {summary['claimed_epsilon']}, delta = {summary['claimed_delta']}")
-        drawn = summary["samples_used"]
-        # what was drawn, where it is not what was asked: a sequential audit that stopped, or --max-time run out
-        used = "" if drawn["total"][0] == summary["samples"] else f"{drawn['total'][0]} of "
-        split = ("" if summary["mode"] != "fixed-n" or not used else
-                 f" ({drawn['selection'][0]} chose the events, {drawn['bounding'][0]} bounded them)")
-        print(f"  {used}{summary['samples']} samples per side{split}, seed {summary['seed']}, "
-              f"{summary['wall_time_s']:.1f} s")
-        if not summary["reproducible"]:
-            print(f"  not reproducible from the seed: {summary['randomness']['reason']}")
-        for note in summary["notes"]:
-            print(f"  note: {note}")
-        if "white_box" in summary:
-            _print_white_box(summary["white_box"])
-    white_violation = summary.get("white_box", {}).get("verdict") == "violation"
-    return EXIT_CHECK_FAILED if result.verdict == "violation" or white_violation else EXIT_OK
+        return status
+    claim = f"claimed epsilon = {summary['claimed_epsilon']:.6g}, delta = {summary['claimed_delta']:.3g}"
+    _print_audit_head(summary, claim + (f": {summary['claim_used']}" if "claim_used" in summary else ""))
+    if "neighbours" in summary and not summary.get("neighbour_search"):
+        print(f"  neighbours: {summary['neighbours']}")
+    drawn = summary["samples_used"]
+    # what was drawn, where it is not what was asked: a sequential audit that stopped, or --max-time run out
+    used = "" if drawn["total"][0] == summary["samples"] else f"{drawn['total'][0]} of "
+    split = ("" if summary["mode"] != "fixed-n" or not used else
+             f" ({drawn['selection'][0]} chose the events, {drawn['bounding'][0]} bounded them)")
+    print(f"  {used}{summary['samples']} samples per side{split}, seed {summary['seed']}, "
+          f"{summary['wall_time_s']:.1f} s")
+    if not summary["reproducible"]:
+        print(f"  not reproducible from the seed: {summary['randomness']['reason']}")
+    for note in summary["notes"]:
+        print(f"  note: {note}")
+    if "white_box" in summary:
+        _print_white_box(summary["white_box"])
+    return status
 
 
 def _write_audit_page(summary: dict, folder: str, args: argparse.Namespace) -> None:
@@ -788,60 +610,38 @@ def _print_audit_head(summary: dict, claim: str) -> None:
                   f"{leg['counts'][1]}/{leg['n'][1]} under d1")
 
 
-def _family_audit(args: argparse.Namespace, flags: dict, progress: bool, config_type, runner, claim_text,
-                  white_text) -> int:
-    """An audit of dp-sharing or dpsda: the black-box verdict, and the white-box one if asked."""
-    summary = runner(_audit_config(config_type, flags), progress=progress)
-    if args.page is not None:
-        _write_audit_page(summary, args.page, args)
-    white = summary.get("white_box", {})
-    if args.json:
-        print(to_json(summary))
-    else:
-        _print_audit_head(summary, claim_text(summary))
-        if white:
-            print(f"white box: {white['verdict']}: {white_text(white)}")
-    violation = summary["verdict"] == "violation" or white.get("verdict") == "violation"
-    return EXIT_CHECK_FAILED if violation else EXIT_OK
-
-
-def _command_sharing_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
-    return _family_audit(
-        args, flags, progress, SharingAuditConfig, run_sharing_audit,
-        lambda s: (f"claimed ({s['claimed_epsilon']:.4g}, {s['claimed_delta']:.3g}), {s['claim_used']} "
-                   f"for sigma = {s['theorem']['sigma']}"),
-        lambda w: (f"{w['infinite_fraction']:.1%} of {w['samples']} transcripts have infinite loss; released values lie "
-                   f"at relative distance >= {w['off_support_min']:.3g} (median {w['off_support_median']:.3g}) "
-                   "from col(D'_0)"))
-
-
-def _command_dpsda_audit(args: argparse.Namespace, flags: dict, progress: bool) -> int:
-    return _family_audit(
-        args, flags, progress, DpsdaAuditConfig, run_dpsda_audit,
-        lambda s: (f"claimed T*epsilon = {s['claimed_epsilon']:.4g}, sigma = {s['claims']['sigma']:.4g}; "
-                   f"{s['neighbours']}"),
-        lambda w: (f"max sampled loss {w['max_loss']:.4f}, mean (KL) {w['mean_loss']:.4g}, worst case "
-                   f"{w['worst_case']:.4f} = {w['ratio']:.3f} x the claim; {w['nodes_contributing']} nodes contribute"))
-
-
 def _print_white_box(white: dict) -> None:
-    print(f"white box: {white['verdict']}: max loss {white['max_loss']:.4f} of {white['samples']} transcripts, "
-          f"mean (KL) {white['mean_loss']:.4g}, beta = {white['claimed_beta']:.4f}, ratio {white['ratio']:.3f}")
-    print("  quantiles: " + ", ".join(f"{level}: {q['value']:.4g}" for level, q in white["quantiles"].items()))
-    if "worst_case" in white:
-        worst = white["worst_case"]
+    """The white box's verdict and figures (each family's white box gives some of them)."""
+    figures = [f"max loss {white['max_loss']:.4f} of {white['samples']} transcripts" if "samples" in white
+               else f"max loss {white['max_loss']:.4f}"]
+    if "mean_loss" in white:
+        figures.append(f"mean (KL) {white['mean_loss']:.4g}")
+    if "infinite_fraction" in white:
+        figures.append(f"{white['infinite_fraction']:.1%} have infinite loss; released values lie at relative "
+                       f"distance >= {white['off_support_min']:.3g} (median {white['off_support_median']:.3g}) "
+                       "from the support under D'")
+    if "ratio" in white:
+        figures.append(f"ratio to the claim {white['ratio']:.3f}")
+    print(f"white box: {white['verdict']}: " + ", ".join(figures))
+    if "quantiles" in white:
+        print("  quantiles: " + ", ".join(f"{level}: {q['value'] if isinstance(q, dict) else q:.4g}"
+                                          for level, q in white["quantiles"].items()))
+    worst = white.get("worst_case")
+    if isinstance(worst, dict):
         print(f"  worst case found: {worst['value']:.4f} (ratio {worst['ratio']:.3f}) at {worst['where']}")
+    elif worst is not None:
+        print(f"  worst case found: {worst:.4f}")
     if "even_steps" in white:
         print(f"  even steps: max |loss| {white['even_steps']['max_abs_loss']:.3g}, "
               f"max distance to (29) {white['even_steps']['max_distance_to_29']:.3g}")
-    for finding in white["findings"]:
+    for finding in white.get("findings", ()):
         print(f"  finding: {finding}")
     if "plot" in white:
         print(f"  written: {white['plot']}")
 
 
 def _command_attack(args: argparse.Namespace) -> int:
-    summary = run_attack(config_from_flags(AttackConfig, _flags(args)))
+    summary = run_attack(config_from_flags(AttackConfig, _flags(args)["setting"] | _typed(args, "public_eta")))
     if args.json:
         print(to_json(summary))
         return EXIT_OK
@@ -880,24 +680,48 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _new_spelling(argv: list[str]) -> list[str]:
-    """``audit --mechanism ...`` (the spelling before ``audit code``) as ``audit code --mechanism ...``,
-    with a one-line note: a third-party audit was the only audit without a target."""
+    """Old spellings as the new ones, each with a one-line note: ``audit --mechanism ...`` (before ``audit code``),
+    ``--samples`` for synthetic rows (now ``--rows``: ``--samples`` is an audit's samples per side), and the
+    per-iteration or per-round ``--epsilon``/``--delta`` of the sharing and online families (now ``--step-epsilon``,
+    ``--step-delta``: ``--epsilon`` is a claimed total)."""
     words = [i for i, word in enumerate(argv) if not word.startswith("-")]
-    if words and argv[words[0]] == "audit":
+    if not words:
+        return argv
+    command = argv[words[0]]
+    target = argv[words[1]] if len(words) > 1 else None
+    if command == "audit" and len(argv) > words[0] + 1:
         at = words[0] + 1
-        targets = {"code", *REGISTRY.names(private=True), *OLD_NAMES}
+        targets = {"code", *REGISTRY.names(private=True), *(n for n in REGISTRY if REGISTRY[n].stands_for)}
         third_party = any(word.split("=")[0] in ("--mechanism", "--neighbors") for word in argv[at:])
         if third_party and not targets & set(argv[at:]) and argv[at].startswith("--"):
-            print("admmcheck: note: a third-party audit is now spelled 'admmcheck audit code --mechanism ...'",
-                  file=sys.stderr)
+            _note("a third-party audit is now spelled 'admmcheck audit code --mechanism ...'")
             return argv[:at] + ["code"] + argv[at:]
-    return argv
+    renames = {}
+    if command in ("run", "bound", "experiment", "conditions"):
+        renames["--samples"] = "--rows"
+    if command in ("run", "bound", "audit") and target in REGISTRY.registered():
+        names = {item.name for item in dataclass_fields(REGISTRY[target].setting_type)}
+        renames |= {old: new for old, new in (("--epsilon", "--step-epsilon"), ("--delta", "--step-delta"))
+                    if new[2:].replace("-", "_") in names and old[2:] not in names}
+    out = []
+    for word in argv:
+        flag, equals, value = word.partition("=")
+        if flag in renames:
+            _note(f"{flag} of admmcheck {command} {target or ''} is now spelled {renames[flag]}".replace("  ", " "))
+            word = renames[flag] + equals + value
+        out.append(word)
+    return out
 
 
-#: Flags whose name is not the library parameter's with "--" and dashes.
-FLAG_OF = {"neighbours": "--neighbour-kind", "max_time": "--max-time", "memory_limit": "--memory-limit",
-           "max_output": "--max-output", "changed_round": "--changed-round",
-           "widths": "--features"}
+def _note(text: str) -> None:
+    print(f"admmcheck: note: {text}", file=sys.stderr)
+
+
+#: Parameters whose flag is not ``--`` and the name with dashes.
+FLAG_OF = {"neighbours": "--neighbour-kind", "where": "the place", "samples": "--samples",
+           "neighbour_search": "--search-candidates, --search-samples or --search-keep",
+           "white_box_search": "--search",
+           "widths": "--features", "step_epsilon": "--step-epsilon"}
 
 
 def _in_flags(exc: AdmmcheckError) -> str:
@@ -913,10 +737,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         REGISTRY.load_plugins()
     try:
-        args = _parser().parse_args(_new_spelling(argv))
+        args, unknown = _parser().parse_known_args(_new_spelling(argv))
         args.argv = argv
     except SystemExit as exc:  # argparse: --help, --version (0) or a bad flag (2, message printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID_INPUT
+    if unknown:  # a flag this command does not take (argparse would say only "unrecognized arguments")
+        where = " ".join(word for word in (args.command, getattr(args, "target", None)) if word)
+        return _fail(args, f"{unknown[0]} does not apply to admmcheck {where}; remove it (admmcheck {where} --help "
+                     "lists the flags that do)", EXIT_INVALID_INPUT)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")

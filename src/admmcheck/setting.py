@@ -4,12 +4,14 @@ partition, graph, horizon) and :func:`build_problem`, which turns it into a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
 
 from admmcheck.datasets import dataset_by_name, make_problem, uneven_sizes
 from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
 from admmcheck.problems import ConsensusProblem
+from admmcheck.formulas import parse_number
+from admmcheck.parameters import parameter
 from admmcheck.validation import non_negative_int, one_of, positive_int, real
 
 
@@ -21,20 +23,27 @@ class ProblemSetting:
     ``samples`` and ``dim`` size the synthetic set.
     """
 
-    dataset: str = "breast-cancer"
-    nodes: int = 5
-    graph: str = "ring"
-    iterations: int = 100
-    seed: int = 0
-    C: float = 1.0
-    rho: float = 1.0
-    samples: int = 250
-    dim: int = 10
+    dataset: str = parameter("breast-cancer", "synthetic, breast-cancer, adult or adult:PATH[,PATH]")
+    nodes: int = parameter(5, "number of nodes N", read=int)
+    graph: str = parameter("ring", "network", choices=GRAPH_KINDS)
+    iterations: int = parameter(100, "iterations T", read=int)
+    seed: int = parameter(0, "seed of the data, partition, random graph and f(0)", read=int)
+    C: float = parameter(1.0, "C of eq. (1)", read=parse_number)
+    rho: float = parameter(1.0, "rho of eq. (1)", read=parse_number)
+    samples: int = parameter(250, "synthetic: rows", "rows", read=int, flag="--rows")
+    dim: int = parameter(10, "synthetic: feature dimension", read=int)
 
     ONLY_FOR: ClassVar[dict[str, tuple[str, tuple[str, ...]]]] = {
         "samples": ("dataset", ("synthetic",)),
         "dim": ("dataset", ("synthetic",)),
     }
+
+    @classmethod
+    def default(cls, name: str, value: object) -> Any:
+        """Field ``name`` with its help and flag, and another default (a command's own setting, e.g. the attack's
+        25 rows)."""
+        metadata = next(item.metadata for item in fields(cls) if item.name == name)
+        return field(default=value, metadata=metadata)
 
     def __post_init__(self) -> None:
         one_of("graph", self.graph, GRAPH_KINDS)

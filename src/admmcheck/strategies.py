@@ -334,9 +334,9 @@ def graph_sequences_and_online_problems(
 def mechanism_audits(mechanisms: Sequence[str] | None = None, max_nodes: int = 4, max_iterations: int = 3,
                      max_dim: int = 2, samples: int = 4_000, workers: int | None = 2) -> st.SearchStrategy:
     """Audits of registered consensus mechanisms on small settings: a
-    :class:`~admmcheck.commands.audit.ReferenceAuditConfig` (mechanism, 3..``max_nodes`` nodes,
+    :class:`~admmcheck.commands.audit.MechanismAudit` (mechanism, 3..``max_nodes`` nodes,
     1..``max_iterations`` steps, dimension 1..``max_dim``, alpha, replace-one neighbour kind, seed)
-    whose :func:`~admmcheck.commands.audit.reference_claim` gives the claim, the mechanism and its
+    whose :func:`~admmcheck.commands.audit.audited_pair` gives the mechanism, its claim and its
     neighbour pair. ``mechanisms`` defaults to every registered private consensus mechanism; one
     without a theorem is audited against epsilon = 1."""
     from admmcheck.commands.audit import consensus_mechanisms
@@ -355,18 +355,19 @@ def mechanism_audits(mechanisms: Sequence[str] | None = None, max_nodes: int = 4
 @st.composite
 def _mechanism_audits(draw: st.DrawFn, names: tuple[str, ...], max_nodes: int, max_iterations: int, max_dim: int,
                       samples: int, workers: int | None):
-    from admmcheck.commands.audit import ReferenceAuditConfig
+    from admmcheck.commands.audit import MechanismAudit
     from admmcheck.mechanisms.registry import REGISTRY
+    from admmcheck.mechanisms.settings import ConsensusSetting
 
     name = draw(st.sampled_from(names))
     seed = draw(st.integers(0, 1000))
     spec = REGISTRY.mechanism(name)
-    return ReferenceAuditConfig(
-        mechanism=name, dataset="synthetic", samples=30, nodes=draw(st.integers(3, max_nodes)),
-        iterations=draw(st.integers(1, max_iterations)), dim=draw(st.integers(1, max_dim)),
-        alpha=draw(st.sampled_from([2.0, 5.0, 20.0])), neighbours=draw(st.sampled_from(spec.neighbour_kinds)),
-        seed=seed, epsilon=1.0 if spec.claim is None else None,
-        settings=spec.audit.but(samples=samples, workers=workers, seed=seed))
+    setting = ConsensusSetting(dataset="synthetic", samples=30, nodes=draw(st.integers(3, max_nodes)),
+                               iterations=draw(st.integers(1, max_iterations)), dim=draw(st.integers(1, max_dim)),
+                               eta=1.0, theta=1.0, gamma=0.2, alpha=draw(st.sampled_from([2.0, 5.0, 20.0])),
+                               seed=seed, epsilon=1.0 if spec.claim is None else None)
+    return MechanismAudit(name, setting, neighbours=draw(st.sampled_from(spec.neighbour_kinds)),
+                          settings=spec.audit.but(samples=samples, workers=workers, seed=seed))
 
 
 @st.composite

@@ -49,31 +49,17 @@ def one_of(kind: str, value: object, choices: tuple[str, ...]) -> str:
 def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
     """``cls(**flags)`` for the flags a user gave, refusing those that do not apply.
 
-    ``cls.ONLY_FOR`` (or ``cls.only_for()``, where what applies is looked up in the registry) maps a
-    field to ``(selector, values)``: the field applies only when the selector field (given or
-    default) is one of ``values``; ``cls.FLAG_NAMES`` maps fields to
-    the flag spelling used in messages (default ``--field-name``), also in the errors ``cls`` raises
-    that name a parameter (:class:`InvalidConfiguration` ``.parameter``).
+    ``cls.FLAG_NAMES`` maps fields to the flag spelling used in messages (default ``--field-name``),
+    also in the errors ``cls`` raises that name a parameter (:class:`InvalidConfiguration` ``.parameter``);
+    ``cls.ONLY_FOR``: see :func:`refuse_inapplicable`.
     """
-    only_for: Mapping[str, tuple[str, tuple[str, ...]]] = (cls.only_for() if hasattr(cls, "only_for")
-                                                           else getattr(cls, "ONLY_FOR", {}))
     names: Mapping[str, str] = getattr(cls, "FLAG_NAMES", {})
-    defaults = {f.name: f.default for f in fields(cls) if f.default is not MISSING}
     known = {f.name for f in fields(cls)}
     for name in flags:
         if name not in known:
             flag = names.get(name, "--" + name.replace("_", "-"))
             raise InvalidConfiguration(f"{flag} does not apply here; remove it (see --help for the flags that do)")
-        if name not in only_for:
-            continue
-        selector, allowed = only_for[name]
-        value = flags.get(selector, defaults.get(selector))
-        if value not in allowed:
-            flag = names.get(name, "--" + name.replace("_", "-"))
-            where = names.get(selector, "--" + selector.replace("_", "-"))
-            raise InvalidConfiguration(
-                f"{flag} does not apply to {value}: it is used only with {where} {' or '.join(allowed)}; remove it"
-            )
+    refuse_inapplicable(cls, flags, {f.name: f.default for f in fields(cls) if f.default is not MISSING})
     try:
         return cls(**flags)
     except InvalidConfiguration as exc:  # the library names its parameter; say it as the flag the user typed
@@ -81,6 +67,17 @@ def config_from_flags(cls: type[Config], flags: Mapping[str, object]) -> Config:
         if message == str(exc):
             raise
         raise InvalidConfiguration(message) from None
+
+
+def refuse_inapplicable(cls: type, typed: Mapping[str, object], defaults: Mapping[str, object]) -> None:
+    """Refuse a typed field that does not apply: ``cls.ONLY_FOR`` maps a field to ``(selector, values)``, and the
+    field applies only when the selector field (typed, else its value in ``defaults``) is one of ``values`` (the
+    synthetic data's ``dim`` with ``dataset`` synthetic). The error names the field (``parameter``)."""
+    for name, (selector, allowed) in getattr(cls, "ONLY_FOR", {}).items():
+        value = typed.get(selector, defaults.get(selector))
+        if name in typed and value not in allowed:
+            raise InvalidConfiguration(f"{name} does not apply to {value}: it is used only with {selector} "
+                                       f"{' or '.join(allowed)}; remove it", parameter=name)
 
 
 def said_as_flag(exc: Exception, names: Mapping[str, str]) -> str:

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.formulas import parse_number
+from admmcheck.parameters import parameter
 from admmcheck.setting import ProblemSetting, build_problem
 from admmcheck.validation import positive_int
 
@@ -19,14 +21,14 @@ class AttackConfig(ProblemSetting):
 
     attack: str = "kkt"
     public_eta: bool = True
-    dataset: str = "synthetic"
-    samples: int = 25
-    dim: int = 5
-    iterations: int = 200
-    eta: float = 0.5
-    theta: float = 0.5
-    alpha: float = 50.0
-    trials: int = 100
+    dataset: str = ProblemSetting.default("dataset", "synthetic")
+    samples: int = ProblemSetting.default("samples", 25)
+    dim: int = ProblemSetting.default("dim", 5)
+    iterations: int = ProblemSetting.default("iterations", 200)
+    eta: float = parameter(0.5, "public penalty eta_i(t)", read=parse_number)
+    theta: float = parameter(0.5, "dual step theta", read=parse_number)
+    alpha: float = parameter(50.0, "noise parameter alpha_i(t)", read=parse_number)
+    trials: int = parameter(100, "independent runs", read=int)
 
     FLAG_NAMES: ClassVar[dict[str, str]] = {"attack": "ATTACK", "public_eta": "--public-eta/--private-eta"}
 

@@ -1,28 +1,29 @@
-"""What ``admmcheck audit`` runs, as plain data in and an :class:`AuditResult` out: a third-party
-mechanism (:class:`CodeAuditConfig`) or one of our registered consensus mechanisms
-(:class:`ReferenceAuditConfig`). Both carry one :class:`~admmcheck.audit.running.settings.AuditSettings`."""
+"""What ``admmcheck audit`` runs, as plain data in and a result out: a third-party mechanism
+(:class:`CodeAuditConfig`, an :class:`AuditResult`) or a registered mechanism of any family (:class:`MechanismAudit`,
+one pipeline, :func:`run_mechanism_audit`, a :class:`MechanismAuditResult`). Both carry one
+:class:`~admmcheck.audit.running.settings.AuditSettings`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any
 
 from admmcheck.audit.auditor import AuditResult, audit
 from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
 from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
-from admmcheck.audit.inputs.neighbourhoods import (NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs, parse_domain,
-                                            read_dataset)
+from admmcheck.audit.inputs.neighbourhoods import (DOMAIN_FORMS, NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs,
+                                                   parse_domain, read_dataset)
 from admmcheck.audit.running.octave import require_octave
 from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import SearchSettings
 from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.mechanisms.consensus import ReferenceMechanism
+from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
-from admmcheck.privacy import BoundSetting
-from admmcheck.schedules import ScheduleLike
-from admmcheck.setting import ProblemSetting, build_problem
+from admmcheck.mechanisms.white_box import Auditable, WhiteBoxOptions
+from admmcheck.formulas import parse_number
+from admmcheck.output import output_file
+from admmcheck.parameters import parameter
 
 
 @dataclass(frozen=True)
@@ -36,16 +37,26 @@ class CodeAuditConfig:
     ``query-answers``: StatDP's patterns on ``queries`` query answers; ``neighbour_search`` is the
     search's budget."""
 
-    mechanism: str | None = None
-    neighbors: str | None = None
-    epsilon: float | None = None
-    delta: float = 0.0
-    dataset: str | None = None
-    label_column: str | None = None
-    neighbour_kind: str | None = None
-    record_domain: str | None = None
-    queries: int | None = None
-    neighbour_search: SearchSettings = field(default_factory=SearchSettings)
+    mechanism: str | None = parameter(
+        None, "FILE.py:NAME or module:NAME: mechanism(data, rng) or mechanism(data) -> what an observer sees "
+        "(numbers, arrays, strings, None, lists, sets, dicts, nested); or FILE.m:FUNCTION: out = FUNCTION(data), run "
+        "in GNU Octave with its generators seeded per sample (FUNCTION_batch(data, n) is used when present)")
+    neighbors: str | None = parameter(
+        None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or Pairs([...]) for several; "
+        "FILE.m:FUNCTION: [d0, d1] = FUNCTION(); or data files: D0.csv,D1.csv or PAIR.npz (arrays d0, d1, or X0, y0, "
+        "X1, y1)")
+    epsilon: float | None = parameter(None, "the epsilon the mechanism claims", read=parse_number)
+    delta: float = parameter(0.0, "the delta the mechanism claims", read=parse_number)
+    dataset: str | None = parameter(None, "the records whose neighbours are searched: FILE.csv (numbers; a header "
+                                    "line of names allowed) or FILE.npz (X, and y for labels); the mechanism receives "
+                                    "X, or (X, y) with labels")
+    label_column: str | None = parameter(None, "the CSV column (by its header name) holding the labels")
+    neighbour_kind: str | None = parameter(None, "instead of --neighbors, search the neighbours: replace-one or "
+                                           "add-remove of a record of --dataset, or query-answers: StatDP's patterns "
+                                           "on --queries answers", choices=NEIGHBOUR_KINDS)
+    record_domain: str | None = parameter(None, "replace-one: where a replaced record may lie: " + DOMAIN_FORMS)
+    queries: int | None = parameter(None, "query-answers: how many query answers the mechanism takes", read=int)
+    neighbour_search: SearchSettings | None = None
     settings: AuditSettings = field(default_factory=AuditSettings)
 
     def __post_init__(self) -> None:
@@ -63,14 +74,17 @@ class CodeAuditConfig:
             if value is not None and value.rpartition(":")[0].endswith(".m"):
                 require_octave(value)
         if self.neighbors is not None:
-            searched = [name for name in ("dataset", "label_column", "record_domain", "queries")
+            searched = [name for name in ("dataset", "label_column", "record_domain", "queries", "neighbour_search")
                         if getattr(self, name) is not None]
             if searched:
                 raise InvalidConfiguration(f"{searched[0]} is for searched neighbours (neighbour_kind); with neighbors "
-                                           "the pair is given", parameter=searched[0])
+                                           "the pair is given: nothing is searched; remove one of them",
+                                           parameter=searched[0])
             if is_data_file(self.neighbors):
                 read_pair(self.neighbors)  # data, not code: refused here, before any worker starts, when malformed
         else:
+            if self.neighbour_search is None:
+                object.__setattr__(self, "neighbour_search", SearchSettings())
             self.candidates()  # the dataset and domain are read and refused here, before any worker starts
         if self.epsilon is None:
             raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims", parameter="epsilon")
@@ -116,61 +130,59 @@ def run_audit(config: CodeAuditConfig, progress: bool = False) -> AuditResult:
 
 
 def consensus_mechanisms() -> tuple[str, ...]:
-    """The registered private consensus mechanisms (the ones :class:`ReferenceAuditConfig` audits)."""
+    """The registered private consensus mechanisms."""
     return REGISTRY.names("consensus", private=True)
 
 
 @dataclass(frozen=True)
-class ReferenceAuditConfig(ProblemSetting):
-    """An audit of a registered consensus mechanism on a small setting, against its theorem's β
-    (a mechanism without a theorem, such as PVP: give ``epsilon``). The neighbours change one record
-    (``neighbours`` says how): ``record = (node, index)`` when given, else the record the neighbour
-    search chooses among every record of every node (budget ``neighbour_search``, default the
-    mechanism's registered one). ``settings`` default to the mechanism's registered audit settings."""
+class MechanismAudit:
+    """An audit of a registered mechanism of any family on its family's ``setting`` (default: the family's audit
+    setting, :attr:`~admmcheck.mechanisms.settings.FamilySetting.DEFAULTS`), against its claim
+    (``spec.auditable``). The neighbours are of kind ``neighbours`` (default the spec's first) and change the
+    data at ``where`` (a record ``(node, index)``, a row ``(party, row)``, a round ``t0``: one of the places the
+    spec's ``candidates`` lists), or, with ``where`` None, where the neighbour search finds them (budget
+    ``neighbour_search``, default the registered one; given with ``where``, it is refused: nothing is searched).
+    ``settings`` default to the mechanism's registered audit
+    settings seeded by the setting's seed; ``white_box`` adds the spec's white box on the audited pair
+    (``white_box_search``: its worst-case search; ``plot``: its figure)."""
 
     mechanism: str = "pp"
-    dataset: str = "synthetic"
-    nodes: int = 3
-    iterations: int = 5
-    samples: int = 30
-    dim: int = 2
-    eta: ScheduleLike = 1.0
-    theta: float = 1.0
-    alpha: ScheduleLike = 5.0
-    gamma: float = 0.2
-    neighbours: str = "label-flip"
-    record: tuple[int, int] | None = None
-    epsilon: float | None = None
+    setting: Any = None
+    neighbours: str | None = None
+    where: Any = None
     settings: AuditSettings | None = None
     neighbour_search: SearchSettings | None = None
-
-    FLAG_NAMES: ClassVar[dict[str, str]] = {"mechanism": "MECHANISM", "neighbours": "--neighbour-kind",
-                                            "samples": "--rows"}
-
-    @classmethod
-    def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """Which mechanisms read ``theta``, ``gamma`` and ``epsilon`` (from their registry entries)."""
-        return ProblemSetting.ONLY_FOR | REGISTRY.readers("mechanism", consensus_mechanisms(),
-                                                          ("theta", "gamma", "epsilon"))
+    white_box: bool = False
+    white_box_search: bool = False
+    plot: str | None = None
 
     def __post_init__(self) -> None:
-        super().__post_init__()
         spec = self.spec
-        if spec.family != "consensus":
-            raise InvalidConfiguration(f"mechanism={self.mechanism!r} is not a consensus mechanism; choose one of "
-                                       f"{', '.join(consensus_mechanisms())}", parameter="mechanism")
+        if self.setting is None:
+            object.__setattr__(self, "setting", spec.setting_type.DEFAULTS["audit"])
+        elif not isinstance(self.setting, spec.setting_type):
+            raise InvalidConfiguration(f"setting is a {type(self.setting).__name__}; {self.mechanism} reads a "
+                                       f"{spec.setting_type.__name__}", parameter="setting")
+        if self.neighbours is None:
+            object.__setattr__(self, "neighbours", spec.neighbour_kinds[0])
         if self.neighbours not in spec.neighbour_kinds:
-            raise InvalidConfiguration(f"neighbours={self.neighbours!r}: the theorems use replace-one neighbours; "
-                                       f"choose {' or '.join(spec.neighbour_kinds)}", parameter="neighbours")
-        if spec.claim is None and self.epsilon is None:
-            raise InvalidConfiguration(f"epsilon is required: {self.mechanism} has no privacy theorem to audit against",
-                                       parameter="epsilon")
-        if self.record is not None and (len(self.record) != 2 or not all(isinstance(v, int) for v in self.record)):
-            raise InvalidConfiguration(f"record={self.record!r}: write the record as (node, index), e.g. (0, 3)",
-                                       parameter="record")
+            raise InvalidConfiguration(f"neighbours={self.neighbours!r}: choose {' or '.join(spec.neighbour_kinds)} "
+                                       f"for {self.mechanism}", parameter="neighbours")
+        if (self.white_box_search or self.plot) and not self.white_box:
+            raise InvalidConfiguration(f"{'white_box_search' if self.white_box_search else 'plot'} needs the white "
+                                       "box (white_box)", parameter="white_box_search" if self.white_box_search
+                                       else "plot")
+        if self.white_box:
+            spec.require("white_box")
+        if self.plot is not None:
+            output_file(self.plot, "plot")
         if self.settings is None:
-            object.__setattr__(self, "settings", spec.audit.but(seed=self.seed))
-        if self.neighbour_search is None:
+            object.__setattr__(self, "settings", spec.audit.but(seed=self.setting.seed))
+        if self.where is not None and self.neighbour_search is not None:
+            raise InvalidConfiguration("neighbour_search is the neighbour search's budget, but the place of the "
+                                       "neighbours is given: nothing is searched; remove one of them",
+                                       parameter="neighbour_search")
+        if self.neighbour_search is None and self.where is None:
             object.__setattr__(self, "neighbour_search", spec.search)
 
     @property
@@ -178,35 +190,66 @@ class ReferenceAuditConfig(ProblemSetting):
         return REGISTRY.mechanism(self.mechanism)
 
 
-def reference_claim(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, Pair]:
-    """The claim (the theorem's β as ``admmcheck bound`` evaluates it, or ``epsilon`` where the
-    mechanism has no theorem), the bound's summary, the mechanism and the neighbour pair of
-    ``config.record`` (record 0 of node 0 when none is given: the white box's default)."""
-    claim, bound, mechanism, problem = _reference(config)
-    return claim, bound, mechanism, Pair(*config.spec.neighbours(problem, config.record or (0, 0), config.neighbours))
+@dataclass(frozen=True, eq=False)
+class MechanismAuditResult:
+    """What :func:`run_mechanism_audit` found: the black-box ``result``, the ``audited`` mechanism and claim, the
+    place its pair changes (``where``, in words ``neighbours``) and the ``white_box`` summary (None: not asked)."""
+
+    result: AuditResult
+    audited: Auditable
+    where: Any
+    neighbours: str
+    white_box: dict[str, object] | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """The JSON ``admmcheck audit NAME --json`` prints."""
+        out = self.result.as_dict() | self.audited.summary | {"neighbours": self.neighbours}
+        if self.audited.claim_used:
+            out["claim_used"] = self.audited.claim_used
+        if self.white_box is not None:
+            out["white_box"] = self.white_box
+            if "max_loss" in self.white_box:
+                out["black_box_within_white_box"] = self.result.epsilon_lower_bound <= self.white_box["max_loss"]
+        return out
 
 
-def _reference(config: ReferenceAuditConfig) -> tuple[PrivacyClaim, dict[str, object], ReferenceMechanism, object]:
-    spec = config.spec
-    problem, network = build_problem(config)
-    bound = None
-    if spec.claim is not None:
-        bound = spec.claim(BoundSetting.from_problem(problem, network, c1=0.25), config, config.iterations)
-        if not bound.holds:
-            raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
-                                    "fail); there is no claim to audit. Raise theta/eta or the node sizes")
-    epsilon = config.epsilon if bound is None else bound.require()
-    mechanism = spec.mechanism(network, config.iterations, config)
-    return PrivacyClaim(epsilon), (bound.summary() if bound else {"theorem": None}), mechanism, problem
+def audited_pair(request: MechanismAudit) -> tuple[Auditable, Pair, Any]:
+    """What ``request`` audits without running it: the mechanism and claim, and the pair at ``request.where``
+    (the spec's first place when None: what the white box uses alone)."""
+    spec = request.spec
+    audited = spec.auditable(spec, request.setting)
+    where = request.where if request.where is not None else (spec.first_place or ((0, 0), ""))[0]
+    return audited, Pair(*spec.neighbours(audited.problem, where, request.neighbours)), where
 
 
-def run_reference_audit(config: ReferenceAuditConfig, progress: bool = False) -> tuple[AuditResult, dict[str, object]]:
-    """Audit a reference mechanism against its theorem (the workers receive it by pickle: our own code),
-    on ``config.record`` or on the record the neighbour search chooses."""
-    claim, bound, mechanism, problem = _reference(config)
-    settings = config.settings.but(randomness="seeded")  # our own code: a difference between draws is a bug
-    return audit_registered(config.spec, mechanism, problem, config.neighbours, config.record, claim, settings,
-                            config.neighbour_search, progress), bound
+def run_white_box(request: MechanismAudit, progress: bool = False) -> dict[str, object]:
+    """The spec's white box alone (no black-box audit) on the pair at ``request.where`` (the spec's first place
+    when None), on ``request.settings.samples`` transcripts."""
+    spec = request.spec
+    audited, pair, where = audited_pair(request)
+    options = WhiteBoxOptions(request.settings.samples, request.setting.seed, request.settings.confidence,
+                              request.white_box_search, request.plot, progress=progress)
+    return spec.require("white_box")(spec, audited, pair, spec.place(where, request.neighbours), options)
+
+
+def run_mechanism_audit(request: MechanismAudit, progress: bool = False) -> MechanismAuditResult:
+    """Audit a registered mechanism (the workers receive it by pickle: our own code, seeded) against its claim,
+    at ``request.where`` or where the neighbour search finds the pair; with ``white_box`` its exact loss too."""
+    spec = request.spec
+    audited = spec.auditable(spec, request.setting)
+    claim = audited.claimed
+    settings = request.settings.but(randomness="seeded")  # our own code: a difference between draws is a bug
+    result = audit_registered(spec, audited.mechanism, audited.problem, request.neighbours, request.where, claim,
+                              settings, request.neighbour_search, progress)
+    where = audited_place(result, request.where)
+    place = spec.place(where, request.neighbours)
+    white = None
+    if request.white_box:
+        pair = Pair(*spec.neighbours(audited.problem, where, request.neighbours))
+        options = WhiteBoxOptions(request.settings.samples, request.setting.seed, request.settings.confidence,
+                                  request.white_box_search, request.plot, progress=progress)
+        white = spec.require("white_box")(spec, audited, pair, place, options)
+    return MechanismAuditResult(result, audited, where, place, white)
 
 
 def audit_registered(spec: MechanismSpec, mechanism: object, problem: object, kind: str, where: object | None,
@@ -216,14 +259,27 @@ def audit_registered(spec: MechanismSpec, mechanism: object, problem: object, ki
     neighbours of ``kind`` at ``where``, or, with ``where`` None, on the pair the neighbour search chooses
     among every place ``spec.candidates`` lists whose change ``spec.influences`` the release."""
     if where is not None:
+        places = spec.candidates(problem, kind) if spec.candidates is not None else None
+        if places is not None and where not in places:
+            raise InvalidConfiguration(f"where={where!r}: not a place of this problem's data: choose one of "
+                                       f"{_range(places)}", parameter="where")
         if not spec.influences(where, mechanism.iterations):
+            released = [w for w in places or () if spec.influences(w, mechanism.iterations)]
+            why = f": {spec.released_note}" if spec.released_note else ""
             raise InvalidConfiguration(f"where={where!r}: this change of {spec.name}'s data moves nothing that "
-                                       f"{mechanism.iterations} iterations release; choose another place",
-                                       parameter="where")
+                                       f"{mechanism.iterations} iterations release{why}; choose "
+                                       + (f"one of {_range(released)}" if released else "another place, or run "
+                                          "more iterations"), parameter="where")
         return audit(Source(obj=mechanism), Source(obj=Pair(*spec.neighbours(problem, where, kind))), claim, settings,
                      progress=progress)
     candidates = spec.candidate_pairs(problem, kind, mechanism.iterations, most=search.candidates, seed=settings.seed)
     return search_audit(Source(obj=mechanism), candidates, claim, settings, search, progress=progress)
+
+
+def _range(places: list[Any]) -> str:
+    """The places in a few words: all of them when few, else the first and last."""
+    shown = [str(tuple(p) if isinstance(p, list) else p) for p in places]
+    return ", ".join(shown) if len(shown) <= 6 else f"{shown[0]} .. {shown[-1]}"
 
 
 def audited_place(result: AuditResult, where: object | None) -> object:

@@ -1,26 +1,25 @@
-"""Run one non-private reference algorithm from a plain configuration.
+"""Run a registered consensus algorithm, evaluate a mechanism's theorem, rerun a paper's figure.
 
-:class:`RunConfig` is what ``admmcheck run`` parses its flags into; :func:`execute`
-builds the dataset, partition, network and CVXPY reference, runs the algorithm and
-returns everything a report needs. No argument parsing or printing happens here.
+:func:`execute` runs an algorithm on a :class:`~admmcheck.mechanisms.settings.ConsensusSetting`: it builds the
+dataset, partition, network and CVXPY reference, runs the algorithm and returns everything a report needs;
+:func:`evaluate_bound` evaluates a mechanism's theorem on one. No argument parsing or printing happens here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import ClassVar
 
-from admmcheck.errors import InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
 from admmcheck.networks import Network
 from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.mechanisms.registry import REGISTRY
-from admmcheck.privacy import BoundSetting, PrivacyBound
+from admmcheck.mechanisms.settings import ConsensusSetting
+from admmcheck.privacy import PrivacyBound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import ScheduleLike
+from admmcheck.parameters import parameter
 from admmcheck.setting import ProblemSetting, build_problem
 from admmcheck.validation import config_from_flags, one_of
 
@@ -36,53 +35,12 @@ def bound_mechanisms() -> tuple[str, ...]:
     return tuple(name for name in REGISTRY.names("consensus", private=True) if REGISTRY[name].claim is not None)
 
 
-@dataclass(frozen=True)
-class RunConfig(ProblemSetting):
-    """Everything ``admmcheck run`` needs for a registered consensus algorithm or mechanism;
-    defaults are the CLI defaults.
-
-    ``eta`` and ``growth`` are one value or one per node: for ``madmm`` the penalty is
-    eta_i(t) = eta_i * growth_i^(t-1) (§5.1); the other algorithms use a single eta. ``alpha``
-    is the noise schedule alpha_i(t) of the private mechanisms (a number, one per node or a formula;
-    inf: no noise).
-    """
-
-    algorithm: str = "admm"
-    dataset: str = "synthetic"
-    eta: tuple[float, ...] = (0.5,)
-    theta: float = 0.5
-    growth: tuple[float, ...] = (1.0,)
-    gamma: float = 0.5
-    alpha: ScheduleLike = 5.0
-
-    FLAG_NAMES: ClassVar[dict[str, str]] = {"algorithm": "ALGO"}
-
-    @classmethod
-    def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """Which algorithms read ``theta``, ``growth``, ``gamma`` and ``alpha`` (their registry entries)."""
-        return ProblemSetting.ONLY_FOR | REGISTRY.readers("algorithm", consensus_algorithms(),
-                                                          ("theta", "growth", "gamma", "alpha"))
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        one_of("algorithm", self.algorithm, consensus_algorithms())
-        if "growth" not in REGISTRY[self.algorithm].parameters and (len(self.eta) != 1 or self.growth != (1.0,)):
-            scheduled = ", ".join(name for name in consensus_algorithms() if "growth" in REGISTRY[name].parameters)
-            raise InvalidConfiguration(f"{self.algorithm} takes one eta and no growth (per-node schedules are those "
-                                       f"of {scheduled})", parameter="eta")
-        for name in ("eta", "growth"):
-            values = getattr(self, name)
-            if len(values) not in (1, self.nodes):
-                raise InvalidConfiguration(
-                    f"{name} has {len(values)} values for {self.nodes} nodes; give one or one per node",
-                    parameter=name)
-
-
 @dataclass(frozen=True, eq=False)
 class Job:
     """A finished run with the problem, network and reference it was measured against."""
 
-    config: RunConfig
+    algorithm: str
+    setting: ConsensusSetting
     problem: ConsensusProblem
     network: Network
     optimum: Optimum
@@ -92,13 +50,13 @@ class Job:
         """The JSON object ``admmcheck run --json`` prints (first trial)."""
         run = self.run
         return {
-            "algorithm": self.config.algorithm,
+            "algorithm": self.algorithm,
             "iterations": run.iterations,
             "objective_gap": float(run.objective_gap[0, -1]),
             "consensus_error": float(run.consensus_error[0, -1]),
             "final_mean": run.final_mean[0].tolist(),
             "wall_time_s": run.wall_time_s,
-            "dataset": self.config.dataset,
+            "dataset": self.setting.dataset,
             "samples_per_node": list(self.problem.sizes),
             "dim": self.problem.dim,
             "nodes": self.problem.nodes,
@@ -122,65 +80,34 @@ class Job:
         }
 
 
-def run_reference_algorithm(
-    config: RunConfig, problem: ConsensusProblem, network: Network, optimum: Optimum | None
-) -> Run:
-    """Run ``config.algorithm`` (its registry entry) on ``problem`` over ``network`` (one trial,
-    seed ``config.seed``)."""
-    spec = REGISTRY[config.algorithm]
+def run_reference_algorithm(algorithm: str, setting: ConsensusSetting, problem: ConsensusProblem, network: Network,
+                            optimum: Optimum | None) -> Run:
+    """Run the registered consensus algorithm ``algorithm`` on ``problem`` over ``network`` (one trial, seed
+    ``setting.seed``)."""
+    spec = REGISTRY[algorithm]
     if spec.before_run is not None:
-        spec.before_run(config)
-    return spec.run(problem, network, iterations=config.iterations, seeds=config.seed, reference=optimum,
-                    **spec.arguments(config))
+        spec.before_run(setting)
+    return spec.run(problem, network, iterations=setting.iterations, seeds=setting.seed, reference=optimum,
+                    **spec.arguments(setting))
 
 
-def execute(config: RunConfig, export_problem: str | Path | None = None) -> Job:
-    """Build, optionally export, solve centrally and run; see :class:`RunConfig`."""
+def execute(algorithm: str, setting: ConsensusSetting, export_problem: str | Path | None = None) -> Job:
+    """Build, optionally export, solve centrally and run ``algorithm`` on ``setting``."""
     if export_problem is not None:
         export_problem = output_file(export_problem, "export_problem")  # fail before the work
-    problem, network = build_problem(config)
+    one_of("algorithm", algorithm, consensus_algorithms())
+    problem, network = setting.built
     if export_problem is not None:
         problem.save_npz(export_problem, adjacency=network.adjacency)
     optimum = centralized_optimum(problem)
-    run = run_reference_algorithm(config, problem, network, optimum)
-    return Job(config=config, problem=problem, network=network, optimum=optimum, run=run)
+    run = run_reference_algorithm(algorithm, setting, problem, network, optimum)
+    return Job(algorithm=algorithm, setting=setting, problem=problem, network=network, optimum=optimum, run=run)
 
 
-@dataclass(frozen=True)
-class BoundConfig(ProblemSetting):
-    """What ``admmcheck bound MECHANISM`` evaluates: a registered mechanism's theorem on a concrete
-    setting (pp: M-ADMM Theorem 4.1; dvp: the same with eta = theta; private-radmm: R-ADMM
-    Theorem IV.1).
-
-    ``eta`` and ``alpha`` are schedules (numbers, per-node tuples or formulas, see
-    :func:`admmcheck.schedules.parse_schedule`); for private R-ADMM eta must be one constant
-    and alpha is indexed by the odd iteration k. The data, partition and graph are built
-    as for ``admmcheck run``.
-    """
-
-    mechanism: str = "pp"
-    eta: ScheduleLike = 0.5
-    theta: float = 0.5
-    alpha: ScheduleLike = 5.0
-    c1: float = 0.25
-
-    FLAG_NAMES: ClassVar[dict[str, str]] = {"mechanism": "MECHANISM"}
-
-    @classmethod
-    def only_for(cls) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """Which mechanisms read ``eta`` and ``theta`` (their registry entries)."""
-        return ProblemSetting.ONLY_FOR | REGISTRY.readers("mechanism", bound_mechanisms(), ("eta", "theta"))
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        one_of("mechanism", self.mechanism, bound_mechanisms())
-
-
-def evaluate_bound(config: BoundConfig) -> tuple[PrivacyBound, BoundSetting]:
-    """Build the setting of ``config`` and evaluate its mechanism's theorem (the registry's ``claim``)."""
-    problem, network = build_problem(config)
-    setting = BoundSetting.from_problem(problem, network, c1=config.c1)
-    return REGISTRY.mechanism(config.mechanism).claim(setting, config, config.iterations), setting
+def evaluate_bound(mechanism: str, setting: ConsensusSetting) -> PrivacyBound:
+    """The registered theorem of consensus ``mechanism`` (its ``claim``) on ``setting``."""
+    one_of("mechanism", mechanism, bound_mechanisms())
+    return REGISTRY.mechanism(mechanism).claim(setting)
 
 
 @dataclass(frozen=True)
@@ -188,7 +115,7 @@ class ExperimentConfig(ProblemSetting):
     """What ``admmcheck experiment NAME`` runs; breast-cancer by default, Adult by path."""
 
     name: str = "madmm-fig2"
-    runs: int = 10
+    runs: int = parameter(10, "independent noisy runs per setting", read=int)
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -8,7 +8,7 @@ configuration, and records that command, so each verdict can be reproduced alone
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import partial
 from typing import Callable, Sequence
 
@@ -23,8 +23,10 @@ from admmcheck.convergence import (
 )
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY, OnlineSpec
+from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict, package_versions
+from admmcheck.validation import non_negative_int
 
 
 @dataclass(frozen=True)
@@ -46,22 +48,21 @@ class Profile:
     hand_picked: bool = False  # audit the pair our audits used before the neighbour search (no search)
 
     def neighbours(self, name: str) -> dict[str, object]:
-        """The audit configuration's neighbour field for mechanism ``name``: none (the neighbour search,
-        at the mechanism's registered budget), or its registered first place in a ``hand_picked`` profile."""
-        field_name, value, _ = _first_place(name)
-        return {field_name: value} if self.hand_picked else {}
+        """The audit's ``where`` for mechanism ``name``: none (the neighbour search, at the mechanism's registered
+        budget), or its registered first place in a ``hand_picked`` profile."""
+        return {"where": _first_place(name)[0]} if self.hand_picked else {}
 
     def neighbour_flags(self, name: str) -> str:
         """The ``admmcheck audit`` flags (each followed by a space) that choose the neighbours of :meth:`neighbours`."""
-        return _first_place(name)[2] + " " if self.hand_picked else ""
+        return _first_place(name)[1] + " " if self.hand_picked else ""
 
 
-def _first_place(name: str) -> tuple[str, object, str]:
-    """(configuration field, value, flag) of the place ``name``'s audits changed before the neighbour search."""
+def _first_place(name: str) -> tuple[object, str]:
+    """(place, flag) of the place ``name``'s audits changed before the neighbour search."""
     spec = REGISTRY.mechanism(name)
     if spec.first_place is None:
         raise InvalidConfiguration(f"{name} names no first place for the smoke profile's audit; register "
-                                   "first_place=(field, value, flag)", parameter="first_place")
+                                   "first_place=(place, flag)", parameter="first_place")
     return spec.first_place
 
 
@@ -143,6 +144,7 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
         if profile not in PROFILES:
             raise InvalidConfiguration(f"unknown profile {profile!r}; choose {' or '.join(PROFILES)}")
         profile = PROFILES[profile]
+    non_negative_int("seed", seed)
     select = Selection(only)
     say = progress or (lambda message: None)
     report = Report(profile.name, seed)
@@ -228,28 +230,29 @@ def _audit_settings(name: str, profile: Profile, seed: int, samples: int):
 
 
 def _reference_privacy(report: Report, profile: Profile, seed: int, select: Selection) -> None:
-    from admmcheck.commands.audit import ReferenceAuditConfig, reference_claim, run_reference_audit
-    from admmcheck.commands.white_box import WhiteBoxConfig, run_white_box
+    from admmcheck.commands.audit import MechanismAudit, audited_pair
+
     bars, profiles, histograms, curves = {}, {}, {}, {}
+    setting = replace(ConsensusSetting.DEFAULTS["audit"], seed=seed)
     for mechanism in select(REGISTRY.names("consensus", private=True, report=True)):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
-        config = ReferenceAuditConfig(mechanism=mechanism, seed=seed,
-                                      settings=_audit_settings(mechanism, profile, seed, profile.audit_samples),
-                                      **profile.neighbours(mechanism))
-        claim, bound, _, _ = reference_claim(config)
-        target, _, step = REGISTRY[mechanism].bound_arguments(config).partition(" ")
+        config = MechanismAudit(mechanism, setting, settings=_audit_settings(mechanism, profile, seed,
+                                                                             profile.audit_samples),
+                                **profile.neighbours(mechanism))
+        audited, _, _ = audited_pair(config)
+        claim, bound = audited, audited.summary["theorem"]
+        target, _, step = REGISTRY[mechanism].bound_arguments(setting).partition(" ")
         checked = REGISTRY[mechanism].labels.get("preconditions", f"theorem preconditions ({REGISTRY[mechanism].theorem})")
         report.add(Verdict(name, checked, "pass" if all(bound["preconditions"].values())
                            else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {target} "
-                           f"--dataset synthetic --nodes 3 --iterations 5 --samples 30 --dim 2 {step} --alpha "
-                           f"{config.alpha} --seed {seed} --json", claim.epsilon,
+                           f"--dataset synthetic --nodes 3 --iterations 5 --rows 30 --dim 2 {step} --alpha "
+                           f"{setting.alpha} --seed {seed} --json", claim.epsilon,
                            {"preconditions": bound["preconditions"]}), 0.0)
-        white_config = ReferenceAuditConfig(mechanism=mechanism, seed=seed, record=(0, 0),
-                                            settings=_audit_settings(mechanism, profile, seed, profile.white_samples))
-        white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed, run_white_box,
-                                                       WhiteBoxConfig))
-        black = _timed(report, lambda: _black_verdict(name, config, seed, run_reference_audit,
-                                                       profile.neighbour_flags(mechanism), curves))
+        white_config = MechanismAudit(mechanism, setting, where=(0, 0), white_box=True, white_box_search=True,
+                                      settings=_audit_settings(mechanism, profile, seed, profile.white_samples))
+        white = _timed(report, lambda: _white_verdict(name, white_config, profile, seed))
+        black = _timed(report, lambda: _black_verdict(name, config, seed, profile.neighbour_flags(mechanism),
+                                                       curves))
         profiles[name] = white.details["privacy_profile"]
         histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
@@ -268,8 +271,10 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
     report.figures["privacy_curve"] = privacy_curve_figure(curves)
 
 
-def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Verdict:
-    white = run_white_box(config, white_type(profile.white_samples, search=True))
+def _white_verdict(name, config, profile, seed) -> Verdict:
+    from admmcheck.commands.audit import run_white_box
+
+    white = run_white_box(config)
     verdict = "violation" if white["verdict"] == "violation" else "pass"
     return Verdict(name, "white-box loss <= beta (sampled and searched)", verdict,
                    f"worst {white['worst_case']['value']:.4f} / beta {white['claimed_beta']:.4f} = {white['ratio']:.3f}",
@@ -282,8 +287,10 @@ def _white_verdict(name, config, profile, seed, run_white_box, white_type) -> Ve
                                            "where": white["worst_case"]["where"], "findings": white["findings"]})
 
 
-def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags, curves: dict) -> Verdict:
-    result, _ = run_reference_audit(config)
+def _black_verdict(name, config, seed, neighbour_flags, curves: dict) -> Verdict:
+    from admmcheck.commands.audit import run_mechanism_audit
+
+    result = run_mechanism_audit(config).result
     curves[name] = result.curve.as_dict() if result.curve is not None else None  # for the figure
     verdict = "violation" if result.verdict == "violation" else "pass"
     return Verdict(name, "black-box audit against beta", verdict,
@@ -294,62 +301,70 @@ def _black_verdict(name, config, seed, run_reference_audit, neighbour_flags, cur
 
 
 def _conditions(report: Report, select: Selection) -> None:
-    from admmcheck.commands.conditions import THEOREMS, ConditionsConfig, evaluate_conditions
+    """The exact convergence conditions of every consensus algorithm that registers them (on synthetic data, ring:5),
+    and the certified minimal gamma where its conditions search one."""
+    for name in select(tuple(n for n in REGISTRY.names("consensus") if REGISTRY[n].conditions is not None)):
+        conditions = REGISTRY[name].conditions
 
-    theorems = select(THEOREMS)  # each theorem is named after its algorithm
-    for theorem in theorems:
-        def make(theorem=theorem) -> Verdict:
-            result = evaluate_conditions(ConditionsConfig(theorem=theorem, dataset="synthetic"))
+        def make(name=name, conditions=conditions) -> Verdict:
+            result = conditions.evaluate(conditions.setting_type(dataset="synthetic"))
             failed = [c["name"] for c in result["conditions"] if c["holds"] is not True]
             verdict = {"pass": "pass", "fail": "fail"}.get(result["status"], "inconclusive")
-            return Verdict(theorem, "exact convergence conditions (certified)", verdict,
+            return Verdict(name, "exact convergence conditions (certified)", verdict,
                            "all hold" if not failed else f"not shown to hold: {', '.join(failed[:3])}"
                            + (" ..." if len(failed) > 3 else ""),
-                           f"admmcheck conditions {theorem} --graph ring:5 --dataset synthetic --json", None,
+                           f"admmcheck conditions {name} --graph ring:5 --dataset synthetic --json", None,
                            {"failed": failed})
         _timed(report, make)
 
-    def gamma() -> Verdict:
-        result = evaluate_conditions(ConditionsConfig(theorem="radmm", dataset="synthetic", find_gamma=True))
-        interval = result.get("gamma_interval")
-        report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1 "
-                                   "(ring:5, synthetic, eta = 1/2)", "series": {"interval": interval},
-                                   "algorithms": ["radmm"]}
-        found = result["status"] == "pass" and interval is not None
-        return Verdict("radmm", "certified minimal gamma (Thm III.1 at eta = 1/2)",
-                       "pass" if found else ("fail" if result["status"] == "fail" else "inconclusive"),
-                       f"gamma in [{interval['lo_float']:.7g}, {interval['hi_float']:.7g}]" if found else "no gamma >= 0",
-                       "admmcheck conditions radmm --graph ring:5 --dataset synthetic --find-gamma --json",
-                       interval["hi_float"] if found else None, {"interval": interval})
-    if select.has("radmm"):  # the gamma of R-ADMM's Theorem III.1
+    for name in select(tuple(n for n in REGISTRY.names("consensus") if REGISTRY[n].conditions is not None)):
+        conditions = REGISTRY[name].conditions
+        if "find_gamma" not in {item.name for item in fields(conditions.setting_type)}:
+            continue
+
+        def gamma(name=name, conditions=conditions) -> Verdict:
+            result = conditions.evaluate(conditions.setting_type(dataset="synthetic", find_gamma=True))
+            interval = result.get("gamma_interval")
+            report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1 "
+                                       "(ring:5, synthetic, eta = 1/2)", "series": {"interval": interval},
+                                       "algorithms": [name]}
+            found = result["status"] == "pass" and interval is not None
+            return Verdict(name, "certified minimal gamma (Thm III.1 at eta = 1/2)",
+                           "pass" if found else ("fail" if result["status"] == "fail" else "inconclusive"),
+                           f"gamma in [{interval['lo_float']:.7g}, {interval['hi_float']:.7g}]" if found
+                           else "no gamma >= 0",
+                           f"admmcheck conditions {name} --graph ring:5 --dataset synthetic --find-gamma --json",
+                           interval["hi_float"] if found else None, {"interval": interval})
         _timed(report, gamma)
 
 
 def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> None:
-    from admmcheck.commands.sharing import (SharingAuditConfig, SharingConditionsConfig, SharingRunConfig,
-                                            evaluate_sharing_conditions, execute_sharing, run_sharing_audit)
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.commands.sharing import execute_sharing
 
     def run(algorithm: str) -> Verdict:
-        out = execute_sharing(SharingRunConfig(algorithm=algorithm, dataset="breast-cancer", parties=2, seed=seed))
+        out = execute_sharing(algorithm, SharingSetting(dataset="breast-cancer", parties=2, seed=seed))
         gap = abs(out["objective_gap"])
         return Verdict(algorithm, "convergence vs CVXPY (breast-cancer, 2 parties)",
                        "pass" if gap <= GAP_TOLERANCE else "fail", f"{gap:.3e} (threshold 1e-06)",
                        f"admmcheck run {algorithm} --dataset breast-cancer --parties 2 --seed {seed} --json", gap)
 
-    def conditions() -> Verdict:  # the family's Assumption 1.2 / Lemma 4, about every sharing algorithm
-        out = evaluate_sharing_conditions(SharingConditionsConfig(dataset="breast-cancer", parties=2, rho="1/1000"))
+    def conditions(name: str) -> Verdict:  # Assumption 1.2 / Lemma 4 at the rho its run uses
+        conditions = REGISTRY[name].require("conditions")
+        out = conditions.evaluate(conditions.setting_type(dataset="breast-cancer", parties=2, rho="1/1000"))
         low = out["minimal_rho"]["lo_float"]
-        return Verdict("sharing", "Assumption 1.2 / Lemma 4 at the rho used (1/1000)",
+        return Verdict(name, "Assumption 1.2 / Lemma 4 at the rho used (1/1000)",
                        {True: "pass", False: "fail", None: "inconclusive"}[out["holds"]],
                        f"smallest admissible rho >= {low:.6g}",
-                       "admmcheck conditions sharing --dataset breast-cancer --parties 2 --rho 1/1000 --json", low)
+                       f"admmcheck conditions {name} --dataset breast-cancer --parties 2 --rho 1/1000 --json", low)
 
     def audit(name: str) -> Verdict:
         spec, samples = REGISTRY.mechanism(name), min(profile.audit_samples, 5000)
-        white_box = spec.exact_loss is not None
-        out = run_sharing_audit(SharingAuditConfig(mechanism=name, seed=seed, white_box=white_box,
-                                                   settings=_audit_settings(name, profile, seed, samples),
-                                                   **profile.neighbours(name)))
+        white_box = spec.white_box is not None
+        setting = replace(SharingSetting.DEFAULTS["audit"], seed=seed)
+        out = run_mechanism_audit(MechanismAudit(name, setting, white_box=white_box,
+                                                 settings=_audit_settings(name, profile, seed, samples),
+                                                 **profile.neighbours(name))).as_dict()
         white = out.get("white_box", {})
         violated = out["verdict"] == "violation" or white.get("verdict") == "violation"
         command = (f"admmcheck audit {name}{' --white-box' if white_box else ''} --samples {samples} "
@@ -369,8 +384,9 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
                        command, float(out["epsilon_lower_bound"]))
 
-    checks = [partial(run, name) for name in select(REGISTRY.names("sharing", private=False))]
-    checks += [conditions] if select(REGISTRY.names("sharing", private=False)) else []
+    algorithms = select(REGISTRY.names("sharing", private=False))
+    checks = [partial(run, name) for name in algorithms]
+    checks += [partial(conditions, name) for name in algorithms if REGISTRY[name].conditions is not None]
     checks += [partial(audit, name) for name in select(REGISTRY.names("sharing", private=True, report=True))]
     for make in checks:
         _timed(report, make)
@@ -380,8 +396,8 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
 
 
 def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> None:
-    from admmcheck.commands.online import (DpsdaAuditConfig, DpsdaRunConfig, dpsda_bound_summary, execute_dpsda,
-                                           run_dpsda_audit)
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
 
     algorithms = select(REGISTRY.names("online"))
     regrets = {}
@@ -389,8 +405,7 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
         labels = REGISTRY.mechanism(algorithm).labels
 
         def regret(algorithm=algorithm, theorem=labels.get("regret", REGISTRY[algorithm].theorem)) -> Verdict:
-            out = execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3,
-                                               seed=seed))
+            out = execute_dpsda(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, seed=seed, trials=3))
             regrets[algorithm] = {"regret": out["regret"], "bound": out["regret_bound"]}
             return Verdict(algorithm, f"regret <= {theorem} bound (eps = inf)",
                            "pass" if out["regret_within_bound"] else "fail",
@@ -399,18 +414,19 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
                            "--json", out["regret"])
 
         def preconditions(algorithm=algorithm) -> Verdict:
-            out = dpsda_bound_summary(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, epsilon=1.0,
-                                                     seed=seed))
+            out = dpsda_bound_summary(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=1.0,
+                                                               seed=seed))
             return Verdict(algorithm, "preconditions the proofs use", "fail" if out["failed"] else "pass",
                            "failing: " + ", ".join(out["failed"]) if out["failed"] else "all hold",
-                           f"admmcheck bound {algorithm} --epsilon 1 --iterations {profile.dpsda_rounds} --seed {seed} "
+                           f"admmcheck bound {algorithm} --step-epsilon 1 --iterations {profile.dpsda_rounds} --seed {seed} "
                            "--json", None, {"preconditions": out["preconditions"]})
         _timed(report, regret)
         _timed(report, preconditions)
 
     def audit(name: str) -> Verdict:
-        out = run_dpsda_audit(DpsdaAuditConfig(algorithm=name, seed=seed, white_box=True, settings=_audit_settings(
-            name, profile, seed, profile.audit_samples), **profile.neighbours(name)))
+        out = run_mechanism_audit(MechanismAudit(
+            name, replace(OnlineSetting.DEFAULTS["audit"], seed=seed), white_box=True,
+            settings=_audit_settings(name, profile, seed, profile.audit_samples), **profile.neighbours(name))).as_dict()
         white = out["white_box"]
         violated = out["verdict"] == "violation" or white["verdict"] == "violation"
         return Verdict(name, REGISTRY.mechanism(name).labels.get("audit", "audit of the full transcript against "
@@ -429,8 +445,8 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
     series = {}
     for algorithm in algorithms:  # the noiseless line is the regret verdict's run (eps = inf)
         series[algorithm] = {"x": epsilons, "y": [
-            execute_dpsda(DpsdaRunConfig(algorithm=algorithm, iterations=profile.dpsda_rounds, trials=3, epsilon=e,
-                                         seed=seed))["regret_over_T"] for e in epsilons]}
+            execute_dpsda(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=e, seed=seed,
+                                                     trials=3))["regret_over_T"] for e in epsilons]}
         series[f"{algorithm} without noise"] = {"x": epsilons,
                                                 "y": [regrets[algorithm]["regret"] / profile.dpsda_rounds] * len(epsilons)}
     report.figures["dpsda_tradeoff"] = {

@@ -7,9 +7,11 @@ A :class:`MechanismSpec` is a private one, which adds how its claim is computed 
 known, and its default audit settings. :data:`REGISTRY` holds them all; :func:`register` adds
 one (a researcher's own variant: see ``docs/verify-a-new-algorithm.md``).
 
-A consensus mechanism reads its parameters from a *setting*: any object with ``eta``, ``theta``,
-``alpha``, ``gamma`` (and ``epsilon``, a claimed ε where no theorem gives one), such as the
-configurations of :mod:`admmcheck.commands.consensus` and :mod:`admmcheck.commands.audit`.
+Every algorithm reads its family's typed setting (:mod:`admmcheck.mechanisms.settings`: :class:`ConsensusSetting`,
+:class:`SharingSetting`, :class:`OnlineSetting`), and every claim has one signature, ``claim(setting)``. What
+differs between families is a capability each spec gets at registration (its family's default unless it gives its
+own): the neighbours and the places they change, how an audit builds what it runs (``auditable``), its white box,
+its convergence conditions. A capability a spec lacks is refused with a message, never defaulted at the call.
 """
 
 from __future__ import annotations
@@ -25,13 +27,18 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
-from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.errors import InvalidConfiguration, PreconditionError, TheoremConditionWarning
+from admmcheck.mechanisms import conditions
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
-from admmcheck.mechanisms.dpsda import change_one_round, dpsda_privacy_loss, released_round, worst_case_loss
+from admmcheck.mechanisms.dpsda import (DpsdaMechanism, change_one_round, dpsda_privacy_loss, released_round,
+                                        worst_case_loss)
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.releases import PenaltyPerturbation, PrimalPerturbation, RecycledOddSteps, Release
-from admmcheck.mechanisms.sharing import replace_one_row, sharing_privacy_loss
+from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
+from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row, sharing_privacy_loss
+from admmcheck.mechanisms.white_box import (Auditable, consensus_white_box, online_white_box,
+                                            sharing_white_box)
 from admmcheck.mechanisms.worst_case import worst_case
 from admmcheck.networks import Network
 from admmcheck.privacy import pp_bound, radmm_bound
@@ -42,6 +49,13 @@ from admmcheck.sharing_experiment import tradeoff_figure
 
 FAMILIES = ("consensus", "sharing", "online")
 CONSENSUS, SHARING, ONLINE = FAMILIES
+#: what a spec without a capability was registered without, and what to do (:meth:`AlgorithmSpec.require`)
+WITHOUT = {"conditions": "it was registered without conditions= (its convergence theorem's exact checks); "
+                         "admmcheck conditions --help lists the algorithms that have them",
+           "white_box": "it was registered without release= (a consensus mechanism: how its noise enters what it "
+                        "releases) or exact_loss=; audit it as a black box"}
+#: the typed setting each family's algorithms read
+SETTINGS = {CONSENSUS: ConsensusSetting, SHARING: SharingSetting, ONLINE: OnlineSetting}
 
 
 @dataclass(frozen=True)
@@ -49,7 +63,10 @@ class AlgorithmSpec:
     """A published algorithm: ``run`` is its ``run_*`` function on a problem of ``family``;
     ``parameters`` are the setting fields it reads (the others are refused where typed);
     ``arguments(setting)`` gives ``run``'s keyword arguments from a setting; ``before_run(setting)``
-    warns where a run goes ahead outside its theorem."""
+    warns where a run goes ahead outside its theorem; ``conditions`` decides its convergence theorem's
+    conditions exactly (:class:`admmcheck.mechanisms.conditions.Conditions`; None: none registered);
+    ``stands_for`` the private mechanism its name stands for in ``admmcheck bound`` and ``audit`` (the
+    non-private algorithm has no claim of its own)."""
 
     name: str
     family: str
@@ -58,6 +75,8 @@ class AlgorithmSpec:
     parameters: tuple[str, ...] = ()
     arguments: Callable[[Any], dict[str, object]] | None = None
     before_run: Callable[[Any], None] | None = None
+    conditions: Any | None = None
+    stands_for: str | None = None
 
     private = False
 
@@ -66,17 +85,31 @@ class AlgorithmSpec:
             raise InvalidConfiguration(f"family={self.family!r}: choose one of {', '.join(FAMILIES)}",
                                        parameter="family")
 
+    @property
+    def setting_type(self) -> type:
+        """The typed setting this algorithm reads (its family's)."""
+        return SETTINGS[self.family]
+
+    def require(self, capability: str) -> Any:
+        """The spec's ``capability`` (``conditions``, ``white_box``), refused with what to do where it has none, as
+        dp_accounting's accountants refuse an event they do not support."""
+        value = getattr(self, capability, None)
+        if value is None:
+            raise InvalidConfiguration(f"{self.name} has no {capability.replace('_', ' ')}: {WITHOUT[capability]}",
+                                       parameter=capability)
+        return value
+
 
 @dataclass(frozen=True)
 class MechanismSpec(AlgorithmSpec):
     """A private algorithm, with everything the toolkit checks about it.
 
-    ``claim`` evaluates its theorem's claim from :mod:`admmcheck.privacy` (None: no theorem, the
-    setting's ``epsilon`` is the claim); its arguments are those of the problem family: a consensus
-    mechanism's ``claim(bound_setting, setting, iterations)`` gives a
-    :class:`~admmcheck.privacy.PrivacyBound`, DP sharing's ``claim(widths, setting)`` its
-    :class:`~admmcheck.privacy.sharing.SharingPrivacy`, DPSDA's ``claim(problem, graphs,
-    setting)`` its :class:`~admmcheck.privacy.dpsda.DpsdaClaims`. ``neighbours(problem, where,
+    ``claim(setting)`` evaluates its theorem's claim from :mod:`admmcheck.privacy` on its family's setting (None:
+    no theorem, the setting's ``epsilon`` is the claim): a consensus mechanism's gives a
+    :class:`~admmcheck.privacy.PrivacyBound`, DP sharing's its :class:`~admmcheck.privacy.sharing.SharingPrivacy`,
+    DPSDA's its :class:`~admmcheck.privacy.dpsda.DpsdaClaims`. ``auditable(spec, setting)`` builds what an audit
+    runs (:class:`~admmcheck.mechanisms.white_box.Auditable`) and ``white_box(spec, auditable, pair, place,
+    options)`` its exact loss (default: the family's, where the spec has an exact loss). ``neighbours(problem, where,
     kind)`` builds a neighbour pair (``where``: the record, row or round it changes), of one of
     ``neighbour_kinds``; ``exact_loss`` and ``worst_case`` are the white-box functions (None where
     the noise law gives none); ``audit`` its default audit settings; ``report``: it is checked in
@@ -84,10 +117,11 @@ class MechanismSpec(AlgorithmSpec):
     ``candidates(problem, kind)`` lists every ``where`` a neighbour pair can change, and
     ``influences(where, iterations)`` says whether that change can move what a run of ``iterations``
     releases (default: every place, as a record or row enters every step; DPSDA's last round enters
-    nothing released): the neighbour search screens only the places that can (:meth:`candidate_pairs`).
+    nothing released): the neighbour search screens only the places that can (:meth:`candidate_pairs`), and a
+    place given that cannot is refused with ``released_note``, why.
     ``place(where, kind)`` names one change in words, and ``search`` is the search's default budget.
     For ``admmcheck verify``: ``first_place`` is the place its audits changed before the neighbour search
-    (configuration field, value, CLI flag: the smoke profile audits it), ``bound_arguments(setting)`` the
+    (the place and its CLI flag: the smoke profile audits it), ``bound_arguments(setting)`` the
     ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
     verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and
     theorem otherwise),
@@ -106,23 +140,28 @@ class MechanismSpec(AlgorithmSpec):
     section: str | None = None
     candidates: Callable[[Any, str], list[Any]] | None = None
     influences: Callable[[Any, int], bool] = lambda where, iterations: True
+    released_note: str = ""
     place: Callable[[Any, str], str] = lambda where, kind: f"{where}: {kind}"
     search: SearchSettings = field(default_factory=lambda: SearchSettings(samples=1_000))
-    first_place: tuple[str, Any, str] | None = None
+    first_place: tuple[Any, str] | None = None
     bound_arguments: Callable[[Any], str] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     figures: Mapping[str, Callable[[int], dict[str, object]]] = field(default_factory=dict)
+    auditable: Callable[[Any, Any], Auditable] | None = None
+    white_box: Callable[..., dict[str, object]] | None = None
 
     private = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.auditable is None:
+            object.__setattr__(self, "auditable", FAMILY_AUDITABLE[self.family])
         if self.family == CONSENSUS and self.neighbours is None:  # both consensus papers: replace one record
             object.__setattr__(self, "neighbours", _record_pair)
             object.__setattr__(self, "candidates", _every_record)
             object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
         if self.family == CONSENSUS and self.first_place is None:
-            object.__setattr__(self, "first_place", ("record", (0, 0), "--record 0:0"))
+            object.__setattr__(self, "first_place", ((0, 0), "--record 0:0"))
         if self.family == CONSENSUS and self.bound_arguments is None:
             flags = [name for name in self.parameters if name not in ("alpha", "epsilon")]
             object.__setattr__(self, "bound_arguments", lambda setting: " ".join(
@@ -135,10 +174,13 @@ class MechanismSpec(AlgorithmSpec):
             self.release.check_run(self.name, keyword_arguments(self.run))
             object.__setattr__(self, "exact_loss", privacy_loss)
             object.__setattr__(self, "worst_case", worst_case)
+            object.__setattr__(self, "white_box", self.white_box or consensus_white_box)
         elif self.exact_loss is privacy_loss or self.worst_case is worst_case:
             raise InvalidConfiguration(f"{self.name}: the consensus white box inverts the mechanism's release; "
                                        "register release= (admmcheck.mechanisms.releases: how its noise enters what "
                                        "it releases) instead of exact_loss= and worst_case=", parameter="release")
+        if self.white_box is None and self.exact_loss is not None and self.family != CONSENSUS:
+            object.__setattr__(self, "white_box", sharing_white_box if self.family == SHARING else online_white_box)
 
     def candidate_pairs(self, problem: Any, kind: str, iterations: int, most: int = 100,
                         seed: int = 0) -> RegisteredPairs:
@@ -287,14 +329,6 @@ class Registry(Mapping[str, AlgorithmSpec]):
                      if (family is None or spec.family == family) and (private is None or spec.private == private)
                      and all(getattr(spec, key, None) == value for key, value in having.items()))
 
-    def readers(self, selector: str, names: tuple[str, ...], parameters: tuple[str, ...]
-                ) -> dict[str, tuple[str, tuple[str, ...]]]:
-        """For each of ``parameters``, ``(selector, the names that read it)``: the ``only_for`` of a
-        configuration whose ``selector`` field picks one of ``names`` (see
-        :func:`admmcheck.validation.config_from_flags`)."""
-        return {parameter: (selector, tuple(name for name in names if parameter in self[name].parameters))
-                for parameter in parameters}
-
     def mechanism(self, name: str) -> MechanismSpec:
         """The private mechanism ``name``; refuses a non-private algorithm with the names that are private."""
         spec = self[name]
@@ -333,6 +367,49 @@ def reference_mechanism(name: str, network: Network, iterations: int,
     return ReferenceMechanism(name, network, iterations, dict(parameters or {}), run=spec.run, release=spec.release)
 
 
+# ---- what an audit runs, by family (a spec may register its own auditable=) --------------------
+
+def consensus_auditable(spec: MechanismSpec, setting: ConsensusSetting) -> Auditable:
+    """Every broadcast released (:class:`ReferenceMechanism`), against the theorem's β on ``setting`` (or the
+    setting's ``epsilon`` where the mechanism has no theorem)."""
+    problem, network = setting.built
+    bound = None
+    if spec.claim is not None:
+        bound = spec.claim(setting)
+        if not bound.holds:
+            raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
+                                    "fail); there is no claim to audit. Raise theta/eta or the node sizes")
+    elif setting.epsilon is None:
+        raise InvalidConfiguration(f"epsilon is required: {spec.name} has no privacy theorem to audit against",
+                                   parameter="epsilon")
+    epsilon = setting.epsilon if bound is None else bound.require()
+    return Auditable(spec.mechanism(network, setting.iterations, setting), problem, bound, epsilon, 0.0,
+                     {"theorem": bound.summary() if bound else {"theorem": None}})
+
+
+def sharing_auditable(spec: MechanismSpec, setting: SharingSetting) -> Auditable:
+    """The shared values released (:class:`SharingMechanism`, rows normalised as Assumption 2.3 asks), against the
+    smaller of the claim's total and basic composition."""
+    claim = spec.claim(setting)
+    mechanism = SharingMechanism(setting.rho, claim.sigma, setting.iterations, name=spec.name, run=spec.run)
+    return Auditable(mechanism, setting.problem(normalise_rows=True), claim,
+                     min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1]),
+                     {"theorem": claim.as_dict()},
+                     f"the smaller of the total of {spec.theorem} and basic composition")
+
+
+def online_auditable(spec: OnlineSpec, setting: OnlineSetting) -> Auditable:
+    """The full transcript of messages released (:class:`DpsdaMechanism`), against T·ε (Theorem 2/4)."""
+    claims = spec.claim(setting)
+    mechanism = DpsdaMechanism(setting.graphs(spec.push_sum), claims.sigma, setting.iterations,
+                               push_sum=spec.push_sum, name=spec.name, run=spec.run)
+    return Auditable(mechanism, setting.problem(), claims, claims.epsilon_total, 0.0,
+                     {"claims": claims.as_dict(setting.iterations)})
+
+
+FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
+
+
 # ---- the algorithms of the four papers -------------------------------------------------------
 
 def _record_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, Any]:
@@ -362,7 +439,7 @@ def _round_pair(problem: Any, t0: int, kind: str = "negated-target") -> tuple[An
 def warn_outside_theorem_31(setting: Any) -> None:
     """Warn (:class:`TheoremConditionWarning`) when eta_i(t) = eta_i q_i^(t-1) breaks Theorem 3.1's
     eta_i(t+1) >= eta_i(t) >= theta: the run goes ahead, but nothing guarantees convergence."""
-    eta, growth, theta = setting.eta, setting.growth, setting.theta
+    eta, growth, theta = _initial_eta(setting), setting.growth, setting.theta
     if min(eta) < theta:
         warnings.warn(TheoremConditionWarning(
             f"M-ADMM runs outside Theorem 3.1: eta_i(1) = {min(eta):g} < theta = {theta:g} "
@@ -374,29 +451,46 @@ def warn_outside_theorem_31(setting: Any) -> None:
             "convergence is not guaranteed"), stacklevel=3)
 
 
+def _initial_eta(setting: Any) -> tuple[float, ...]:
+    """M-ADMM's eta_i(1): one number or one per node (its schedule is eta_i(1) q_i^(t-1), §5.1)."""
+    eta = setting.eta if isinstance(setting.eta, tuple) else (setting.eta,)
+    if not all(isinstance(value, (int, float)) for value in eta):
+        raise InvalidConfiguration(f"eta={setting.eta!r}: madmm's eta is eta_i(1), one number or one per node (its "
+                                   "schedule is eta_i(1) q_i^(t-1) with --growth)", parameter="eta")
+    return tuple(float(value) for value in eta)
+
+
+def _fixed_eta(name: str) -> Callable[[Any], dict[str, object]]:
+    """The keyword arguments of an algorithm with one constant eta (decentralized ADMM, R-ADMM)."""
+    return lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, name)}
+
+
 register(AlgorithmSpec("admm", "consensus", "decentralized ADMM (M-ADMM paper (7)-(8))", run_admm, ("eta",),
-                       arguments=lambda s: {"eta": _one(s.eta)}))
+                       arguments=_fixed_eta("admm")))
 register(AlgorithmSpec("admm-edge", "consensus", "edge-based ADMM (M-ADMM paper (3)-(6))", run_admm_edge, ("eta",),
-                       arguments=lambda s: {"eta": _one(s.eta)}))
+                       arguments=_fixed_eta("admm-edge")))
 register(AlgorithmSpec("madmm", "consensus", "M-ADMM (M-ADMM paper Alg. 1 without noise, (9)-(10))", run_madmm,
                        ("eta", "theta", "growth"),
-                       arguments=lambda s: {"penalty": GeometricSchedule(initial=s.eta, growth=s.growth),
+                       arguments=lambda s: {"penalty": GeometricSchedule(initial=_initial_eta(s), growth=s.growth),
                                             "theta": s.theta},
-                       before_run=warn_outside_theorem_31))
+                       before_run=warn_outside_theorem_31, conditions=conditions.MADMM))
 register(AlgorithmSpec("radmm", "consensus", "R-ADMM (R-ADMM paper Alg. 1, (10)-(13))", run_radmm,
-                       ("eta", "gamma"), arguments=lambda s: {"eta": _one(s.eta), "gamma": s.gamma}))
+                       ("eta", "gamma"), arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "radmm"),
+                                                             "gamma": s.gamma},
+                       conditions=conditions.RADMM, stands_for="private-radmm"))
 register(MechanismSpec(
     "pp", "consensus", "PP: M-ADMM with penalty perturbation (M-ADMM paper Alg. 1, (24)-(25))", run_pp,
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
-    theorem="M-ADMM Theorem 4.1", claim=lambda b, s, T: pp_bound(b, s.eta, s.alpha, s.theta, T),
+    theorem="M-ADMM Theorem 4.1", claim=lambda s: pp_bound(s.bound_setting(), s.eta, s.alpha, s.theta, s.iterations),
     release=PenaltyPerturbation(), report=True, labels=PAPER_LABELS,
     bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
 register(MechanismSpec(
     "dvp", "consensus", "DVP: dual variable perturbation, PP with eta = theta (M-ADMM paper §4)", run_dvp,
     ("theta", "alpha"),
     arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
-    theorem="M-ADMM Theorem 4.1 with eta = theta", claim=lambda b, s, T: pp_bound(b, s.theta, s.alpha, s.theta, T),
+    theorem="M-ADMM Theorem 4.1 with eta = theta",
+    claim=lambda s: pp_bound(s.bound_setting(), s.theta, s.alpha, s.theta, s.iterations),
     release=PenaltyPerturbation(penalty="theta"), report=True, labels=PAPER_LABELS,
     bound_arguments=lambda s: f"pp --eta {s.theta} --theta {s.theta}"))  # Theorem 4.1 at eta = theta
 register(MechanismSpec(
@@ -410,21 +504,23 @@ register(MechanismSpec(
     arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "private-radmm"), "alpha": _one(s.alpha),
                          "gamma": s.gamma},
     theorem="R-ADMM Theorem IV.1",
-    claim=lambda b, s, T: radmm_bound(b, constant_eta(s.eta, T, b.nodes, "private-radmm"), s.alpha, T),
+    claim=lambda s: radmm_bound(s.bound_setting(), constant_eta(s.eta, s.iterations, s.nodes, "private-radmm"),
+                                s.alpha, s.iterations),
     release=RecycledOddSteps(), report=True, labels=PAPER_LABELS, section="radmm",
     bound_arguments=lambda s: f"radmm --eta {s.eta}"))
-register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing))
+register(AlgorithmSpec("sharing", "sharing", "ADMM sharing (ADMM-sharing paper Alg. 1, (5)-(8))", run_sharing,
+                       conditions=conditions.SHARING, stands_for="dp-sharing"))
 register(MechanismSpec(
     "dp-sharing", "sharing", "DP ADMM sharing (ADMM-sharing paper Alg. 1 with (9))", run_dp_sharing,
     theorem="ADMM-sharing Theorem 1 / Corollary 1",
-    claim=lambda widths, s: sharing_bound(widths, rho=s.rho, lam=s.lam, c1=s.c1, b1=s.b1, epsilon=s.epsilon,
-                                          delta=s.delta, iterations=s.iterations, delta_prime=s.delta_prime),
+    claim=lambda s: sharing_bound(s.widths, rho=s.rho, lam=s.lam, c1=s.c1, b1=s.b1, epsilon=s.step_epsilon,
+                                  delta=s.step_delta, iterations=s.iterations, delta_prime=s.delta_prime),
     neighbours=_row_pair, neighbour_kinds=("row", "column"), candidates=_every_row,
     place=lambda where, kind: (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
                                else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded"),
     search=SearchSettings(candidates=20, samples=1_000),  # a candidate costs 0.6 s to screen: 20 of the 80 rows
-    report=True, first_place=("row", (0, 0), "--row 0:0"),
+    report=True, first_place=((0, 0), "--row 0:0"),
     labels={"audit": "audit against Corollary 1 (black and white box)",
             "finding": "DP ADMM sharing is not differentially private (Theorem 1)"},
     figures={"sharing_tradeoff": tradeoff_figure}))
@@ -433,11 +529,15 @@ for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA The
     register(OnlineSpec(
         _name, "online", f"{_name.upper()} (DPSDA paper Alg. {_algorithm})", _run,
         theorem=_theorem,
-        claim=lambda problem, graphs, s: dpsda_claims(problem, graphs, s.epsilon, s.gradient_noise, s.iterations),
+        claim=lambda s, push_sum=_algorithm == 2: dpsda_claims(s.problem(), s.graphs(push_sum), s.step_epsilon,
+                                                               s.gradient_noise, s.iterations),
         neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
         candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
-        place=lambda t0, kind: f"round {t0}: target b -> -b", worst_case=worst_case_loss, push_sum=_algorithm == 2,
-        first_place=("changed_round", 1, "--changed-round 1"), report=_algorithm == 1,  # verify audits DPSDA-C
+        place=lambda t0, kind: f"round {t0}: target b -> -b (Definition 1: one f_t0 changed)",
+        worst_case=worst_case_loss, push_sum=_algorithm == 2,
+        released_note="f_t's gradient first enters z(t+1) ((12)/(20)), broadcast as h(t+1) (11), and the last "
+                      "message released is h(T)",
+        first_place=(1, "--changed-round 1"), report=_algorithm == 1,  # verify audits DPSDA-C
         labels={"regret": f"Theorem {1 + 2 * _algorithm}",
                 "audit": "audit of the full transcript against T*epsilon (n=4, T=2)"}))
 

@@ -71,15 +71,16 @@ def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
         yield x[:, None, :].copy(), y[:, None, :]
 
 
-def clipped_sharing_bound(widths: tuple[int, ...], setting) -> SharingPrivacy:
-    """σ = 2 √(2 ln(1.25/δ)) / ε for (ε, δ) per iteration; totals over ``setting.iterations`` (module docstring)."""
-    sigma = theorem1_sigma(SENSITIVITY, setting.epsilon, setting.delta)
-    total, delta_total = corollary1_total(setting.epsilon, setting.delta, setting.iterations, setting.delta_prime)
-    pld, rdp = gaussian_composition(sigma / SENSITIVITY, setting.iterations, delta_total)
-    return SharingPrivacy(tuple(widths), (SENSITIVITY,) * len(widths), (sigma,) * len(widths), setting.epsilon,
-                          setting.delta, setting.iterations, setting.delta_prime, total, delta_total,
-                          (setting.iterations * setting.epsilon, setting.iterations * setting.delta), pld, rdp,
-                          {"epsilon_below_1": setting.epsilon < 1.0, "delta_total_below_1": delta_total < 1.0},
+def clipped_sharing_bound(setting) -> SharingPrivacy:
+    """σ = 2 √(2 ln(1.25/δ)) / ε for (ε, δ) = (``step_epsilon``, ``step_delta``) per iteration; totals over
+    ``setting.iterations`` (module docstring), for admmcheck's sharing setting (party widths ``setting.widths``)."""
+    epsilon, delta, iterations, widths = setting.step_epsilon, setting.step_delta, setting.iterations, setting.widths
+    sigma = theorem1_sigma(SENSITIVITY, epsilon, delta)
+    total, delta_total = corollary1_total(epsilon, delta, iterations, setting.delta_prime)
+    pld, rdp = gaussian_composition(sigma / SENSITIVITY, iterations, delta_total)
+    return SharingPrivacy(tuple(widths), (SENSITIVITY,) * len(widths), (sigma,) * len(widths), epsilon, delta,
+                          iterations, setting.delta_prime, total, delta_total, (iterations * epsilon, iterations * delta),
+                          pld, rdp, {"epsilon_below_1": epsilon < 1.0, "delta_total_below_1": delta_total < 1.0},
                           theorem="Gaussian mechanism of sensitivity 2 per iteration (Dwork & Roth Thm A.1), "
                                   "composed")
 
@@ -104,4 +105,4 @@ SPEC = MechanismSpec(
     NAME, "sharing", "ADMM sharing with clipped, Gaussian-perturbed shares (admmcheck-noisy-variants)",
     run_clipped_sharing, theorem="Gaussian mechanism per iteration, composed", claim=clipped_sharing_bound,
     neighbours=row_pair, neighbour_kinds=("row", "column"), candidates=every_row, place=place,
-    report=True, first_place=("row", (0, 0), "--row 0:0"))
+    report=True, first_place=((0, 0), "--row 0:0"))

@@ -39,16 +39,18 @@ def run_noisy_admm(context: RunContext, *, eta: float = 0.5, alpha=5.0):
         yield f, lam, solution.newton_steps
 
 
-def noisy_admm_bound(setting, parameters, iterations: int) -> PrivacyBound:
-    """β = max_i Σ_t α_i(t) Δ_i with Δ_i = 2C / (B_i (ρ/N + 2ηV_i)) (module docstring)."""
-    alphas = schedule_table("alpha", parameters.alpha, iterations, setting.nodes, allow_infinite=True)
-    sizes, degrees = np.asarray(setting.sizes, float), np.asarray(setting.degrees, float)
-    eta = constant_eta(parameters.eta, iterations, setting.nodes, NAME)
-    delta = 2 * setting.C / (sizes * (setting.rho / setting.nodes + 2 * eta * degrees))
+def noisy_admm_bound(setting) -> PrivacyBound:
+    """β = max_i Σ_t α_i(t) Δ_i with Δ_i = 2C / (B_i (ρ/N + 2ηV_i)) (module docstring), on admmcheck's consensus
+    setting (its ``bound_setting()``: sizes B_i, degrees V_i, C, ρ, the data's largest norm)."""
+    facts, iterations = setting.bound_setting(), setting.iterations
+    alphas = schedule_table("alpha", setting.alpha, iterations, facts.nodes, allow_infinite=True)
+    sizes, degrees = np.asarray(facts.sizes, float), np.asarray(facts.degrees, float)
+    eta = constant_eta(setting.eta, iterations, facts.nodes, NAME)
+    delta = 2 * facts.C / (sizes * (facts.rho / facts.nodes + 2 * eta * degrees))
     per_step = alphas * delta  # (T, N)
     return PrivacyBound("noisy ADMM: alpha times the minimiser's sensitivity", per_step.sum(axis=0),
                         np.cumsum(per_step, axis=0).max(axis=1),
-                        {"feature_norm_at_most_1": setting.max_feature_norm <= 1 + 1e-9})
+                        {"feature_norm_at_most_1": facts.max_feature_norm <= 1 + 1e-9})
 
 
 SPEC = MechanismSpec(

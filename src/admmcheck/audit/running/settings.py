@@ -12,6 +12,8 @@ from dataclasses import dataclass, fields, replace
 
 from admmcheck.audit.running.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.formulas import parse_number
+from admmcheck.parameters import parameter
 from admmcheck.validation import non_negative_int, positive_int, real
 
 #: Samples per side below this leave too few for the selection and the bounding split.
@@ -33,19 +35,31 @@ class AuditSettings:
     (:mod:`admmcheck.audit.running.limits`): ``memory_limit`` MiB of memory (default: half the machine's, shared out among
     the workers) and ``max_output`` MiB per output."""
 
-    samples: int = 100_000
-    confidence: float = 0.95
-    seed: int = 0
-    workers: int | None = None
-    timeout: float = 10.0
-    max_time: float | None = None
-    checkpoint: str | None = None
-    scheduler: str | None = None
-    randomness: str = "auto"
-    exceptions_are_outputs: bool = False
-    sequential: bool = False
-    memory_limit: float | None = None
-    max_output: float = MAX_OUTPUT_MIB
+    samples: int = parameter(100_000, "samples per side", read=int)
+    confidence: float = parameter(0.95, "confidence of the lower bound", read=parse_number)
+    seed: int = parameter(0, "seed of every sample (a registered mechanism's: and of its data)", read=int)
+    workers: int | None = parameter(None, "worker processes (default: every core; with --scheduler, the cluster's "
+                                    "threads)", read=int)
+    timeout: float = parameter(10.0, "seconds one mechanism call may take", "s", read=parse_number)
+    max_time: float | None = parameter(None, "stop drawing after this many seconds and bound what was drawn", "s",
+                                       read=parse_number)
+    checkpoint: str | None = parameter(None, "store finished blocks here; rerun the same command to resume")
+    scheduler: str | None = parameter(None, "draw the blocks on the Dask cluster at this address (tcp://HOST:8786); "
+                                      'needs pip install "admmcheck[dask]"')
+    randomness: str = parameter("auto", "seeded: outputs must be functions of the sample's seed (same seed, same "
+                                "result); unseeded: the mechanism draws its own randomness (secrets, os.urandom), "
+                                "samples are independent but not reproducible, never probed; auto: probe, and go on "
+                                "unseeded with a warning if the same seed gives different outputs",
+                                choices=RANDOMNESS_MODES, commands=("code",))  # our own mechanisms are seeded
+    exceptions_are_outputs: bool = parameter(False, "a call that raises releases the exception's type (an output "
+                                             "like any other) instead of stopping the audit", commands=("code",))
+    sequential: bool = parameter(False, "draw in growing looks and stop as soon as a violation is established (an "
+                                 "anytime-valid test by betting), else at --samples; the JSON gives the samples used")
+    memory_limit: float | None = parameter(None, "memory each worker process may allocate (default: half the "
+                                           "machine's memory shared out among the workers); past it an allocation "
+                                           "fails and the audit stops", "MiB", read=parse_number)
+    max_output: float = parameter(MAX_OUTPUT_MIB, "what one output may take as float64 numbers", "MiB",
+                                  read=parse_number)
 
     def __post_init__(self) -> None:
         if positive_int("samples", self.samples) < MIN_SAMPLES:
@@ -99,9 +113,12 @@ class SearchSettings:
     """The search's budget: at most ``candidates`` candidate pairs, ``samples`` screening samples per
     side for each, and the ``keep`` best pairs audited."""
 
-    candidates: int = 100
-    samples: int = 2_000
-    keep: int = 1
+    candidates: int = parameter(100, "neighbour search: candidate pairs screened at most (a seeded subset when "
+                                "there are more)", read=int, flag="--search-candidates")
+    samples: int = parameter(2_000, "neighbour search: screening samples per side for each candidate (drawn apart "
+                             "from the audit's)", read=int, flag="--search-samples")
+    keep: int = parameter(1, "neighbour search: the best-screened pairs bounded on fresh samples (1 - confidence is "
+                          "shared among them only)", read=int, flag="--search-keep")
 
     def __post_init__(self) -> None:
         positive_int("candidates", self.candidates)

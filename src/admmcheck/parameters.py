@@ -1,0 +1,30 @@
+"""Typed fields that carry their help: :func:`parameter` is a dataclass field whose metadata (help text, unit, how
+its flag's text is read, the flag's spelling, its choices) the command line builds its flags from, so that a
+setting, its validation and its command-line flag are written once, in the setting. Every settings type uses it:
+the families' (:mod:`admmcheck.mechanisms.settings`), the audit's (:mod:`admmcheck.audit.running.settings`), the
+convergence conditions' (:mod:`admmcheck.mechanisms.conditions`)."""
+
+from __future__ import annotations
+
+from dataclasses import Field, field, fields
+from typing import Any, Callable
+
+
+def parameter(default: object, help: str, unit: str = "", *, read: Callable[[str], object] | None = None,
+              flag: str | None = None, choices: tuple[str, ...] | None = None,
+              algorithm_parameter: bool = False, commands: tuple[str, ...] | None = None) -> Any:
+    """A setting field with its ``help`` text and ``unit`` (what the number counts, if anything) as metadata, which
+    the command line builds its flags from: ``read`` turns the text of its flag into a value (default: the text),
+    ``flag`` spells the flag where it is not ``--name-with-dashes``, ``choices`` are its only values;
+    ``algorithm_parameter``: only the algorithms whose spec lists it in ``parameters`` read it (a value given for
+    another is refused); ``commands``: the only commands that offer it (default: every command)."""
+    return field(default=default, metadata={"help": help, "unit": unit, "read": read, "flag": flag,
+                                            "choices": choices, "algorithm_parameter": algorithm_parameter,
+                                            "commands": commands})
+
+
+def flag_fields(setting_type: type, command: str) -> list[Field]:
+    """The fields of ``setting_type`` that ``command`` offers as flags (those with help, and of ``commands`` the
+    field names, ``command``)."""
+    return [item for item in fields(setting_type) if "help" in item.metadata
+            and command in (item.metadata["commands"] or (command,))]
