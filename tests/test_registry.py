@@ -144,3 +144,35 @@ def test_sharing_and_dpsda_entries_hold_their_claims_and_neighbours():
     assert changed == [1] and np.array_equal(f1.targets[1], -f0.targets[1])
     for name in ("dp-sharing", "dpsda-c", "dpsda-ps"):
         assert REGISTRY.mechanism(name).exact_loss is not None
+
+
+def test_verify_checks_the_convergence_of_a_consensus_algorithm_registered_outside_the_papers(capsys):
+    """Issue 52: ``verify --only NAME`` of a non-private consensus algorithm the papers do not cover (a plugin's, here
+    one registered in this process) runs it as ``admmcheck run NAME`` does, on both default datasets, against CVXPY;
+    the verdict's value is what its recorded command prints."""
+    from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
+    from admmcheck.algorithms.runner import algorithm
+    from admmcheck.commands.verify import collect
+    from admmcheck.mechanisms.registry import AlgorithmSpec, constant_eta
+
+    @algorithm("my-admm")
+    def run_my_admm(context, *, eta=0.5):
+        context.parameters["eta"] = eta
+        f, lam = context.start.f, np.zeros_like(context.start.f)
+        for _ in range(context.iterations):
+            solution = admm_primal_step(context.problem, context.network, f, lam, eta, context.tol)
+            f = solution.f
+            lam = admm_dual_step(context.network, lam, f, eta)
+            yield f, lam, solution.newton_steps
+
+    REGISTRY.register(AlgorithmSpec("my-admm", "consensus", "ADMM written by a user", run_my_admm, ("eta",),
+                                    arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, "my-admm")}))
+    try:
+        report = collect("smoke", parts=["convergence"], only=["my-admm"])
+        assert [(v.algorithm, v.verdict) for v in report.verdicts] == [("my-admm", "pass")] * 2
+        synthetic = report.verdicts[0]
+        assert synthetic.command.startswith("admmcheck run my-admm --dataset synthetic --iterations 200 --json")
+        assert main(["run", "my-admm", "--dataset", "synthetic", "--iterations", "200", "--json"]) == 0
+        assert abs(json.loads(capsys.readouterr().out)["objective_gap"]) == synthetic.value <= 1e-6
+    finally:
+        REGISTRY.unregister("my-admm")

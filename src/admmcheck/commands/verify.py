@@ -170,8 +170,13 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
     return report
 
 
+#: the algorithms the papers' own convergence and equivalence checks cover (:func:`~admmcheck.convergence.verify_case`)
+PAPER_CHECKED = tuple(dict.fromkeys(algorithm for algorithm, _ in CONVERGENCE_COMMANDS.values()))
+
+
 def _convergence(report: Report, profile: Profile, select: Selection) -> None:
-    if not select(tuple(dict.fromkeys(algorithm for algorithm, _ in CONVERGENCE_COMMANDS.values()))):
+    _other_convergence(report, profile, select)
+    if not select(PAPER_CHECKED):
         return
     T = profile.iterations
     curves = {}
@@ -205,6 +210,26 @@ def _convergence(report: Report, profile: Profile, select: Selection) -> None:
                                      "threshold": GAP_TOLERANCE, "series": curves,
                                      "algorithms": ["admm", "madmm", "radmm", "admm-edge"]}
     _convergence_curves(report, profile)
+
+
+def _other_convergence(report: Report, profile: Profile, select: Selection) -> None:
+    """Every other non-private consensus algorithm (a plugin's, or one registered in this process) run as
+    ``admmcheck run NAME`` runs it, with its registered arguments, on the two default problems (synthetic and
+    breast-cancer, 5-ring): its final relative objective gap against the CVXPY optimum."""
+    from admmcheck.commands.consensus import execute
+
+    others = tuple(name for name in REGISTRY.names("consensus", private=False) if name not in PAPER_CHECKED)
+    for name in select(others):
+        for dataset in ("synthetic", "breast-cancer"):
+            def make(name=name, dataset=dataset) -> Verdict:
+                setting = replace(ConsensusSetting.DEFAULTS["run"], dataset=dataset, iterations=profile.iterations)
+                gap = abs(execute(name, setting).run.objective_gap[0, -1])
+                return Verdict(name, f"converges to the CVXPY optimum ({dataset} N=5, ring)",
+                               "pass" if gap <= GAP_TOLERANCE else "fail",
+                               f"{gap:.3e} (threshold {GAP_TOLERANCE:.0e})",
+                               f"admmcheck run {name} --dataset {dataset} --iterations {profile.iterations} --json "
+                               "(objective_gap)", float(gap))
+            _timed(report, make)
 
 
 def _convergence_curves(report: Report, profile: Profile) -> None:
