@@ -28,3 +28,22 @@ def flag_fields(setting_type: type, command: str) -> list[Field]:
     field names, ``command``)."""
     return [item for item in fields(setting_type) if "help" in item.metadata
             and command in (item.metadata["commands"] or (command,))]
+
+
+def as_flags(setting: Any, defaults: Any = None, skip: tuple[str, ...] = ()) -> list[str]:
+    """The command-line words that give ``setting`` where it differs from ``defaults`` (an instance of the same
+    type; None: each field's own default): ``--flag value`` (a tuple as ``a,b``), a true boolean as ``--flag``."""
+    words = []
+    for item in fields(setting):
+        if "help" not in item.metadata or item.name in skip:
+            continue
+        value = getattr(setting, item.name)
+        default = item.default if defaults is None else getattr(defaults, item.name)
+        if value == default:
+            continue
+        flag = item.metadata["flag"] or "--" + item.name.replace("_", "-")
+        if isinstance(value, bool):
+            words += [flag] if value else []
+        else:
+            words += [flag, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
+    return words

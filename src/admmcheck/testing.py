@@ -1,0 +1,282 @@
+"""admmcheck inside a researcher's own test suite: assertions that fail with what the toolkit found and how to
+reproduce it.
+
+* :func:`assert_private`: the black-box audit (:func:`admmcheck.audit.audit`) of a mechanism on neighbouring
+  datasets against its claimed (ε, δ); a violation raises :class:`PrivacyViolation` (an :class:`AssertionError`)
+  with the deciding event, the bound and the one-line ``admmcheck audit`` command that reproduces it. By registered
+  name (``assert_private("noisy-admm", setting)``) it audits the spec's mechanism against the spec's claim.
+* :func:`assert_converges`: a run against the centralized CVXPY optimum.
+* :func:`assert_conditions_hold`: a convergence theorem's conditions, decided exactly; the failure names each
+  condition not shown to hold, with its certificate.
+
+Under the pytest plugin (:mod:`admmcheck.pytest_plugin`) a statistical assertion runs in a test marked
+``@pytest.mark.admmcheck``: the session's confidence is shared among those tests (Bonferroni: each gets
+``(1 - confidence) / K`` of the error), each assertion's seed follows from the session seed and the test's id (the
+same under ``pytest-xdist``), and every result is recorded (terminal summary, JUnit XML properties, JSON). Outside
+pytest the assertions take ``confidence`` (default 0.95) and ``seed`` (default 0) as given.
+
+A mechanism is a module-level function (the audit's workers import it by file and name, so one defined in the test
+module itself works), a ``FILE.py:NAME`` or ``module:NAME`` text, or a registered name; its neighbours a
+module-level function returning :class:`~admmcheck.audit.Pair`, such a text, or a ``Pair`` of arrays.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import inspect
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.parameters import as_flags
+
+#: samples per side of an assertion that gives none, by profile (the verification profiles' audit samples)
+PROFILE_SAMPLES = {"smoke": 2_000, "quick": 20_000, "full": 200_000}
+
+
+class PrivacyViolation(AssertionError):
+    """A mechanism's claimed (ε, δ) is violated with statistical evidence: ``result`` is the audit's JSON,
+    ``command`` the ``admmcheck audit`` command line that reproduces the verdict."""
+
+    def __init__(self, message: str, result: dict[str, object], command: str):
+        super().__init__(message)
+        self.result, self.command = result, command
+
+
+@dataclass
+class Session:
+    """What the pytest plugin gives the assertions of one test: its ``test_id``, the share of the error budget of
+    each of its statistical assertions (``error_share``; the test may make ``assertions`` of them), the session
+    ``seed``, the ``profile`` and ``record``, which keeps a result."""
+
+    test_id: str
+    error_share: float
+    assertions: int
+    seed: int
+    profile: str
+    record: Callable[[dict[str, object]], None]
+    made: int = field(default=0)
+
+    def next_assertion(self) -> int:
+        """The index of the statistical assertion about to run, refusing one beyond the test's declared count."""
+        if self.made >= self.assertions:
+            raise InvalidConfiguration(f"{self.test_id} makes more than the {self.assertions} statistical "
+                                       f"assertion(s) it declares; mark it @pytest.mark.admmcheck(assertions="
+                                       f"{self.made + 1}) or more")
+        self.made += 1
+        return self.made - 1
+
+
+#: the session of the test now running (set by the pytest plugin; None outside it)
+CURRENT: contextvars.ContextVar[Session | None] = contextvars.ContextVar("admmcheck_session", default=None)
+
+
+def derived_seed(session_seed: int, test_id: str, index: int) -> int:
+    """The seed of assertion ``index`` of test ``test_id``: a function of the session seed and the test's id alone,
+    so that it is the same in any process and order (``pytest-xdist``)."""
+    digest = hashlib.sha256(f"{session_seed}\0{test_id}\0{index}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _decision(confidence: float | None, seed: int | None, samples: int | None) -> tuple[float, int, int, float | None]:
+    """(confidence, seed, samples, the budget share) of the assertion about to run."""
+    session = CURRENT.get()
+    if session is None and "admmcheck.pytest_plugin" in sys.modules and os.environ.get("PYTEST_CURRENT_TEST"):
+        test = os.environ["PYTEST_CURRENT_TEST"].rpartition(" (")[0]
+        raise InvalidConfiguration(f"{test} makes a statistical assertion but is not marked: mark it "
+                                   "@pytest.mark.admmcheck (or @pytest.mark.admmcheck(assertions=N) for N of them) "
+                                   "so that the session's error budget counts it (or run pytest -p no:admmcheck to "
+                                   "give each assertion its own confidence)")
+    if session is None:
+        return (0.95 if confidence is None else confidence, 0 if seed is None else seed,
+                PROFILE_SAMPLES["quick"] if samples is None else samples, None)
+    index = session.next_assertion()
+    share = session.error_share / session.assertions
+    return (1 - share if confidence is None else confidence,
+            derived_seed(session.seed, session.test_id, index) if seed is None else seed,
+            PROFILE_SAMPLES[session.profile] if samples is None else samples, share)
+
+
+def _spec_of(thing: Any, role: str) -> str | None:
+    """``FILE.py:NAME`` of a module-level function (the workers import it so), the text itself, or None."""
+    if isinstance(thing, str):
+        return thing
+    if inspect.isfunction(thing):
+        if thing.__qualname__ != thing.__name__:
+            raise InvalidConfiguration(f"{role} {thing.__qualname__} is defined inside a function or class: the "
+                                       "audit's worker processes import it by file and name; define it at module "
+                                       "level", parameter=role)
+        source = inspect.getsourcefile(thing)
+        if source is None:
+            raise InvalidConfiguration(f"{role} {thing.__name__} has no source file to import it from; define it in "
+                                       "a module", parameter=role)
+        return f"{Path(source).resolve()}:{thing.__name__}"
+    return None
+
+
+def _pair_file(pair: Any) -> str:
+    """A ``Pair`` of arrays saved where the replay command can read it (``--neighbors PAIR.npz``)."""
+    import numpy as np
+
+    folder = Path(tempfile.mkdtemp(prefix="admmcheck-replay-"))
+    path = folder / "pair.npz"
+    np.savez(path, d0=np.asarray(pair.d0), d1=np.asarray(pair.d1))
+    return str(path)
+
+
+def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None = None, delta: float = 0.0, *,
+                   samples: int | None = None, confidence: float | None = None, seed: int | None = None,
+                   sequential: bool = True, workers: int | None = None) -> dict[str, object]:
+    """Audit ``mechanism`` on ``neighbours`` against the claim (``epsilon``, ``delta``); raise
+    :class:`PrivacyViolation` when the samples establish, with the stated confidence, that the claim is violated.
+    With a registered ``mechanism`` name, ``neighbours`` is its family's setting (None: the audit's defaults) and
+    the claim is the spec's own (``epsilon`` only for a mechanism without a theorem). ``sequential`` draws in
+    growing looks and stops as soon as a violation is established (an anytime-valid test), else at ``samples``.
+    Returns the audit's JSON (also recorded under the pytest plugin)."""
+    confidence, seed, samples, share = _decision(confidence, seed, samples)
+    registered = isinstance(mechanism, str) and ":" not in mechanism
+    if registered:
+        result, command = _audit_registered(mechanism, neighbours, epsilon, samples, confidence, seed, sequential,
+                                            workers)
+    else:
+        result, command = _audit_code(mechanism, neighbours, epsilon, delta, samples, confidence, seed, sequential,
+                                      workers)
+    record = {"kind": "private", "mechanism": result.get("mechanism") or str(mechanism),
+              "claimed_epsilon": result["claimed_epsilon"], "claimed_delta": result["claimed_delta"],
+              "epsilon_lower_bound": result["epsilon_lower_bound"], "samples": result["samples"],
+              "samples_used": result["samples_used"]["total"][0], "seed": seed, "confidence": confidence,
+              "budget_share": share, "verdict": result["verdict"], "command": command,
+              "bound_is_strict": bool((result.get("sequential") or {}).get("refuted_epsilon") is not None)}
+    session = CURRENT.get()
+    if session is not None:
+        session.record(record)
+    if result["verdict"] == "violation":
+        from admmcheck.audit.sequential import strict_bound
+
+        raise PrivacyViolation(
+            f"{record['mechanism']} violates its claim (epsilon = {result['claimed_epsilon']:.6g}, delta = "
+            f"{result['claimed_delta']:.3g}): epsilon {'>' if strict_bound(result) else '>='} "
+            f"{result['epsilon_lower_bound']:.4f} with confidence "
+            f"{confidence:.6g}\n  event: {result['event']}\n  P[event | d0] = {result['p_d0']['count']}/"
+            f"{result['p_d0']['n']}, P[event | d1] = {result['p_d1']['count']}/{result['p_d1']['n']}\n"
+            f"  replay (seed {seed}): {command}", result, command)
+    return result
+
+
+def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: float, samples: int,
+                confidence: float, seed: int, sequential: bool, workers: int | None) -> tuple[dict, str]:
+    from admmcheck.audit import AuditSettings, PrivacyClaim, Source, audit
+
+    if epsilon is None:
+        raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims", parameter="epsilon")
+    mechanism_spec = _spec_of(mechanism, "mechanism")
+    if mechanism_spec is None:
+        raise InvalidConfiguration("mechanism: give a module-level function, FILE.py:NAME or module:NAME, or a "
+                                   "registered name", parameter="mechanism")
+    neighbours_spec = _spec_of(neighbours, "neighbours")
+    source = Source(spec=neighbours_spec) if neighbours_spec is not None else Source(obj=neighbours)
+    if neighbours_spec is None and not hasattr(neighbours, "d0"):
+        raise InvalidConfiguration("neighbours: give a module-level function returning admmcheck.audit.Pair, "
+                                   "FILE.py:NAME, or a Pair of arrays", parameter="neighbours")
+    settings = AuditSettings(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
+                             workers=workers)
+    result = audit(Source(spec=mechanism_spec), source, PrivacyClaim(epsilon, delta), settings).as_dict()
+    pair = neighbours_spec if neighbours_spec is not None else (
+        _pair_file(neighbours) if result["verdict"] == "violation" else "PAIR.npz")
+    command = shlex.join(["admmcheck", "audit", "code", "--mechanism", mechanism_spec, "--neighbors", pair,
+                          "--epsilon", repr(float(epsilon)), "--delta", repr(float(delta)), "--samples", str(samples),
+                          "--confidence", repr(confidence), "--seed", str(seed)]
+                         + (["--sequential"] if sequential else []) + ["--json"])
+    return result, command
+
+
+def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: int, confidence: float, seed: int,
+                      sequential: bool, workers: int | None) -> tuple[dict, str]:
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    spec = REGISTRY.mechanism(name)
+    defaults = spec.setting_type.DEFAULTS["audit"]
+    setting = replace(setting if setting is not None else defaults, seed=seed)
+    if epsilon is not None:
+        if spec.claim is not None:
+            raise InvalidConfiguration(f"epsilon: {name} is audited against its own claim ({spec.theorem}); leave "
+                                       "epsilon out", parameter="epsilon")
+        setting = replace(setting, epsilon=epsilon)
+    settings = spec.audit.but(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
+                              workers=workers)
+    result = run_mechanism_audit(MechanismAudit(name, setting, settings=settings)).as_dict()
+    command = shlex.join(["admmcheck", "audit", name, *as_flags(setting, defaults, skip=("seed",)), "--samples", str(samples), "--confidence",
+                          repr(confidence), "--seed", str(seed)] + (["--sequential"] if sequential else [])
+                         + ["--json"])
+    return result | {"mechanism": name}, command
+
+
+def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None, network: Any = None,
+                     iterations: int = 500, tolerance: float = 1e-6, **arguments: object) -> float:
+    """Assert that a run reaches the CVXPY optimum: its final relative objective gap (1) is at most ``tolerance``.
+    ``algorithm`` is a registered name (run on its family's ``setting``, default ``admmcheck run``'s) or a
+    ``run_*`` function run on ``problem`` over ``network`` with ``arguments``. Returns the gap."""
+    if isinstance(algorithm, str):
+        from admmcheck.commands.consensus import execute
+        from admmcheck.mechanisms.registry import REGISTRY
+        from admmcheck.mechanisms.settings import ConsensusSetting
+
+        spec = REGISTRY[algorithm]
+        if spec.setting_type is not ConsensusSetting:
+            raise InvalidConfiguration(f"{algorithm} is of the {spec.family} family; assert_converges runs consensus "
+                                       "algorithms by name (give a run function and its problem otherwise)",
+                                       parameter="algorithm")
+        defaults = ConsensusSetting.DEFAULTS["run"]
+        setting = setting if setting is not None else replace(defaults, iterations=iterations)
+        gap = abs(float(execute(algorithm, setting).run.objective_gap[0, -1]))
+        where = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
+    else:
+        from admmcheck.oracle import centralized_optimum
+
+        if problem is None or network is None:
+            raise InvalidConfiguration("problem and network are required with a run function", parameter="problem")
+        run = algorithm(problem, network, iterations=iterations, seeds=[0], reference=centralized_optimum(problem),
+                        **arguments)
+        gap = abs(float(run.objective_gap[0, -1]))
+        where = f"{getattr(algorithm, '__name__', algorithm)} ({iterations} iterations)"
+    if not gap <= tolerance:
+        raise AssertionError(f"{where} does not reach the CVXPY optimum: relative objective gap {gap:.3e} > "
+                             f"{tolerance:.0e}")
+    return gap
+
+
+def _witness(certificate: dict[str, Any] | None) -> str:
+    """A refuting certificate in words: the vector x with xᵀMx below (or at) zero."""
+    if not certificate or "witness" not in certificate:
+        return ""
+    witness = certificate["witness"]
+    return f"; certificate: x = [{', '.join(witness['vector'])}] gives x^T M x = {witness['value']}"
+
+
+def assert_conditions_hold(algorithm: str, **setting: object) -> dict[str, object]:
+    """Assert that the convergence theorem of the registered ``algorithm`` holds on ``setting`` (fields of its
+    conditions' setting, e.g. ``graph="ring:5", lipschitz=("1/4",)``), decided exactly; the failure names each
+    condition refuted or not decided, with its certificate. Returns the result."""
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    conditions = REGISTRY[algorithm].require("conditions")
+    typed = conditions.setting_type(**setting)
+    result = conditions.evaluate(typed)
+    if result["status"] != "pass":
+        failed = [check for check in result.get("conditions", [])
+                  if check.get("holds") is not True] or [
+                      {"name": name, **check} for name, check in result.get("checks", {}).items()
+                      if check.get("holds") is not True]
+        lines = [f"  {check['name']}: {'refuted' if check.get('holds') is False else 'not decided'}"
+                 + _witness(check.get("certificate")) for check in failed]
+        replay = shlex.join(["admmcheck", "conditions", algorithm, *as_flags(typed), "--json"])
+        raise AssertionError(f"{conditions.theorem} does not hold ({result['status']}):\n" + "\n".join(lines)
+                             + f"\n  replay: {replay}")
+    return result
