@@ -33,8 +33,9 @@ def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
 
     source = EXAMPLE / "src"
     excerpts = blocks("verify-a-new-algorithm.md", "py")
-    package = "".join(path.read_text() for path in sorted((source / "noisy_variants").glob("*.py")))
-    assert len(excerpts) == 3 and all(excerpt in package for excerpt in excerpts)
+    package = "".join(path.read_text() for path in sorted((source / "noisy_variants").glob("*.py"))
+                      + sorted((EXAMPLE / "tests").glob("*.py")))
+    assert len(excerpts) == 4 and all(excerpt in package for excerpt in excerpts)
     assert blocks("verify-a-new-algorithm.md", "toml")[0] in (EXAMPLE / "pyproject.toml").read_text()
     monkeypatch.syspath_prepend(str(source))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")])))
@@ -48,7 +49,7 @@ def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
         assert verdicts["white-box loss <= beta (sampled and searched)"].verdict == "pass"
         assert namespace["claim"].summary["theorem"]["beta"] == namespace["claim"].epsilon > 0
     finally:
-        for name in ("noisy-admm", "clipped-sharing"):
+        for name in ("noisy-admm", "clipped-sharing", "quiet-admm"):
             if name in REGISTRY.registered():
                 REGISTRY.unregister(name)
         for module in [name for name in sys.modules if name.startswith("noisy_variants")]:

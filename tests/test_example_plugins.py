@@ -109,14 +109,36 @@ def test_audit_takes_the_sharing_variant_and_finds_no_violation(python):
 
 
 def test_verify_only_checks_the_variants(python, tmp_path):
-    """The consensus variant's claim, white box (sampled and searched) and black-box audit, and the sharing
-    variant's audit, all passing: the only verdicts of the report."""
+    """The consensus variant's claim, white box (sampled and searched), black-box audit and convergence conditions
+    (it registers M-ADMM's, conditions=), and the sharing variant's audit, all passing: the only verdicts of the
+    report."""
     report = _json(python, "verify", "--profile", "smoke", "--only", ",".join(NAMES), "--out", str(tmp_path))
     assert [(verdict["algorithm"], verdict["verdict"]) for verdict in report["verdicts"]] == [
-        ("noisy-admm", "pass"), ("noisy-admm", "pass"), ("noisy-admm", "pass"), ("clipped-sharing", "pass")]
+        ("noisy-admm", "pass")] * 4 + [("clipped-sharing", "pass")]
+    assert "exact convergence conditions (certified)" in [v["check"] for v in report["verdicts"]]
     white = next(verdict for verdict in report["verdicts"] if verdict["check"].startswith("white-box"))
     assert 0 < white["value"] <= 1  # the searched worst loss over beta
     assert json.loads((tmp_path / "report.json").read_text())["verdicts"] == report["verdicts"]
+
+
+def test_the_examples_own_tests_use_the_pytest_plugin_and_catch_its_broken_variant(python, tmp_path):
+    """Issue 53, item 4: the package's tests/ run with the plugin that admmcheck installs: convergence, conditions and
+    both claims pass; the deliberately broken variant is a strict xfail; its replay command, run through the
+    installed command, gives the same verdict."""
+    tests = python.parents[2] / "noisy-variants" / "tests"
+    process = subprocess.run([python, "-m", "pytest", str(tests), "-p", "no:cacheprovider", "-o", "addopts=",
+                              "--rootdir", str(tests.parent), "--admmcheck-profile", "smoke",
+                              "--admmcheck-json", str(tmp_path / "results.json")],
+                             capture_output=True, text=True, timeout=600, env=_environment(), cwd=tmp_path)
+    assert process.returncode == 0 and "3 passed, 1 xfailed" in process.stdout, process.stdout + process.stderr
+    results = {r["mechanism"]: r for r in json.loads((tmp_path / "results.json").read_text())["results"]}
+    assert {name: r["verdict"] for name, r in results.items()} == {
+        "noisy-admm": "no-violation-found", "clipped-sharing": "no-violation-found", "quiet-admm": "violation"}
+    assert all(r["budget_share"] == pytest.approx(0.05 / 3) for r in results.values())
+    replay = subprocess.run([python, "-m", "admmcheck.cli", *results["quiet-admm"]["command"].split()[1:],
+                             "--workers", "2", "--quiet"], capture_output=True, text=True, timeout=600,
+                            env=_environment())
+    assert replay.returncode == 1 and json.loads(replay.stdout)["verdict"] == "violation", replay.stderr
 
 
 def test_admmcheck_itself_does_not_mention_the_example():

@@ -121,3 +121,20 @@ def test_convergence_and_conditions_assertions_say_what_failed_and_how_to_replay
     assert "(27): refuted; certificate: x = [" in message and "gives x^T M x = -" in message
     assert message.endswith("replay: admmcheck conditions radmm --lipschitz 1/4 --json")
     assert main(["conditions", "radmm", "--lipschitz", "1/4"]) == 1  # the replay refutes it too
+
+
+def test_a_project_that_does_not_use_admmcheck_loads_nothing_of_it_but_the_plugin(pytester):
+    """The plugin imports nothing of admmcheck until a marked test runs (its cost to a project that does not use it
+    is measured in benchmarks/results/pytest_plugin_overhead.json)."""
+    pytester.makeconftest('''
+import sys
+
+
+def pytest_sessionfinish(session):
+    loaded = sorted(name for name in sys.modules if name.startswith("admmcheck"))
+    (session.config.rootpath / "loaded.txt").write_text(" ".join(loaded))
+''')
+    pytester.makepyfile(test_plain="def test_plain():\n    assert 1 + 1 == 2\n")
+    pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)
+    assert (pytester.path / "loaded.txt").read_text().split() == ["admmcheck", "admmcheck.lazy",
+                                                                   "admmcheck.pytest_plugin"]

@@ -4,7 +4,7 @@ reproduce it.
 * :func:`assert_private`: the black-box audit (:func:`admmcheck.audit.audit`) of a mechanism on neighbouring
   datasets against its claimed (ε, δ); a violation raises :class:`PrivacyViolation` (an :class:`AssertionError`)
   with the deciding event, the bound and the one-line ``admmcheck audit`` command that reproduces it. By registered
-  name (``assert_private("noisy-admm", setting)``) it audits the spec's mechanism against the spec's claim.
+  name (``assert_private("my-variant", setting)``) it audits the spec's mechanism against the spec's claim.
 * :func:`assert_converges`: a run against the centralized CVXPY optimum.
 * :func:`assert_conditions_hold`: a convergence theorem's conditions, decided exactly; the failure names each
   condition not shown to hold, with its certificate.
@@ -130,20 +130,26 @@ def _pair_file(pair: Any) -> str:
     return str(path)
 
 
+#: ``where`` of a registered mechanism's assertion: the place its spec names first (``first_place``)
+FIRST_PLACE = "first place"
+
+
 def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None = None, delta: float = 0.0, *,
                    samples: int | None = None, confidence: float | None = None, seed: int | None = None,
-                   sequential: bool = True, workers: int | None = None) -> dict[str, object]:
+                   sequential: bool = True, workers: int | None = None, where: Any = FIRST_PLACE
+                   ) -> dict[str, object]:
     """Audit ``mechanism`` on ``neighbours`` against the claim (``epsilon``, ``delta``); raise
     :class:`PrivacyViolation` when the samples establish, with the stated confidence, that the claim is violated.
-    With a registered ``mechanism`` name, ``neighbours`` is its family's setting (None: the audit's defaults) and
-    the claim is the spec's own (``epsilon`` only for a mechanism without a theorem). ``sequential`` draws in
+    With a registered ``mechanism`` name, ``neighbours`` is its family's setting (None: the audit's defaults), the
+    claim is the spec's own (``epsilon`` only for a mechanism without a theorem), and the pair changes the data at
+    ``where`` (default: the place the spec names first; None: where the neighbour search finds it, slower). ``sequential`` draws in
     growing looks and stops as soon as a violation is established (an anytime-valid test), else at ``samples``.
     Returns the audit's JSON (also recorded under the pytest plugin)."""
     confidence, seed, samples, share = _decision(confidence, seed, samples)
     registered = isinstance(mechanism, str) and ":" not in mechanism
     if registered:
         result, command = _audit_registered(mechanism, neighbours, epsilon, samples, confidence, seed, sequential,
-                                            workers)
+                                            workers, where)
     else:
         result, command = _audit_code(mechanism, neighbours, epsilon, delta, samples, confidence, seed, sequential,
                                       workers)
@@ -197,7 +203,7 @@ def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: f
 
 
 def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: int, confidence: float, seed: int,
-                      sequential: bool, workers: int | None) -> tuple[dict, str]:
+                      sequential: bool, workers: int | None, where: Any) -> tuple[dict, str]:
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
     from admmcheck.mechanisms.registry import REGISTRY
 
@@ -211,8 +217,20 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
         setting = replace(setting, epsilon=epsilon)
     settings = spec.audit.but(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                               workers=workers)
-    result = run_mechanism_audit(MechanismAudit(name, setting, settings=settings)).as_dict()
-    command = shlex.join(["admmcheck", "audit", name, *as_flags(setting, defaults, skip=("seed",)), "--samples", str(samples), "--confidence",
+    place = []
+    if where is FIRST_PLACE:
+        if spec.first_place is None:
+            raise InvalidConfiguration(f"where: {name} names no first place (first_place=); give where, or None for "
+                                       "the neighbour search", parameter="where")
+        where = spec.first_place[0]
+    if where is not None:
+        flag = spec.first_place[1].split()[0] if spec.first_place else None
+        if flag is None:
+            raise InvalidConfiguration(f"where: {name} has no flag for a place (first_place=); give None for the "
+                                       "neighbour search", parameter="where")
+        place = [flag, ":".join(map(str, where)) if isinstance(where, tuple) else str(where)]
+    result = run_mechanism_audit(MechanismAudit(name, setting, where=where, settings=settings)).as_dict()
+    command = shlex.join(["admmcheck", "audit", name, *as_flags(setting, defaults, skip=("seed",)), *place, "--samples", str(samples), "--confidence",
                           repr(confidence), "--seed", str(seed)] + (["--sequential"] if sequential else [])
                          + ["--json"])
     return result | {"mechanism": name}, command

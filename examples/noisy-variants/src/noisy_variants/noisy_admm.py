@@ -16,6 +16,7 @@ import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.runner import RunContext, algorithm
+from admmcheck.mechanisms.conditions import MADMM
 from admmcheck.mechanisms.registry import MechanismSpec, constant_eta
 from admmcheck.mechanisms.releases import PrimalPerturbation
 from admmcheck.noise import gamma_noise_table
@@ -28,8 +29,19 @@ NAME = "noisy-admm"
 @algorithm(NAME)
 def run_noisy_admm(context: RunContext, *, eta: float = 0.5, alpha=5.0):
     """ADMM (8)-(9) whose broadcast f_i(t+1) carries noise of density ∝ exp(−α_i(t) ‖e‖)."""
+    yield from _noisy_updates(context, eta, alpha, noise_scale=1.0)
+
+
+@algorithm("quiet-admm")
+def run_quiet_admm(context: RunContext, *, eta: float = 0.5, alpha=5.0):
+    """The deliberate bug of ``quiet-admm``: the noise is one hundredth of what α_i(t) asks (a scale taken in the
+    wrong unit), while its claim is ``noisy-admm``'s for α_i(t)."""
+    yield from _noisy_updates(context, eta, alpha, noise_scale=0.01)
+
+
+def _noisy_updates(context: RunContext, eta: float, alpha, noise_scale: float):
     alphas = schedule_table("alpha", alpha, context.iterations, context.problem.nodes, allow_infinite=True)
-    noise = gamma_noise_table(context.start.rngs, alphas, context.problem.dim)
+    noise = gamma_noise_table(context.start.rngs, alphas, context.problem.dim) * noise_scale
     context.parameters.update(eta=eta, alpha=alphas.tolist())
     f, lam = context.start.f, np.zeros_like(context.start.f)
     for t in range(context.iterations):
@@ -58,4 +70,15 @@ SPEC = MechanismSpec(
     arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, NAME), "alpha": s.alpha},
     theorem="alpha x the minimiser's sensitivity", claim=noisy_admm_bound,
     release=PrimalPerturbation(),  # its noise enters as PVP's: added to the minimiser of (8)
+    conditions=MADMM,  # without noise it is ADMM, M-ADMM with the constant penalty eta = theta (Theorem 3.1)
     report=True)
+
+
+# Deliberately broken, to show admmcheck catching it: the claim of noisy-admm, the noise of quiet-admm. It registers no
+# release=, since its noise does not enter as the claim says: it has no white box, and its audits are black box.
+BROKEN = MechanismSpec(
+    "quiet-admm", "consensus", "noisy ADMM with one hundredth of the noise it claims (deliberately broken, "
+    "admmcheck-noisy-variants)", run_quiet_admm, ("eta", "alpha"),
+    arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, NAME), "alpha": s.alpha},
+    theorem="alpha x the minimiser's sensitivity (for 100 times the noise it draws)", claim=noisy_admm_bound,
+    first_place=((0, 0), "--record 0:0"))
