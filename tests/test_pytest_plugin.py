@@ -38,8 +38,8 @@ def pair():
 
 @pytest.mark.admmcheck(assertions=2)
 def test_laplace_is_private_at_its_scale_and_at_twice_the_claim():
-    assert_private(laplace, pair, epsilon=1.0, workers=1)
-    assert_private(laplace, pair, epsilon=2.0, workers=1)
+    assert_private(laplace, pair, epsilon=1.0, workers=1, sequential=False)
+    assert_private(laplace, pair, epsilon=2.0, workers=1, sequential=False)
 
 
 @pytest.mark.admmcheck
