@@ -367,10 +367,10 @@ def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
 
     reference = tmp_path / "reference.sqlite"
     settings = AuditSettings(samples=1_000, workers=1, checkpoint=str(reference))
-    run_mechanism_audit(MechanismAudit("pp", settings=settings))
+    run_mechanism_audit(MechanismAudit("pp", where=(0, 0), settings=settings))
     with pytest.raises(Exception, match="belongs to another audit"):  # same name, other alpha
         run_mechanism_audit(MechanismAudit("pp", replace(ConsensusSetting.DEFAULTS["audit"], alpha=9.0),
-                                           settings=settings))
+                                           where=(0, 0), settings=settings))
 
 
 def test_a_killed_cli_audit_resumes_to_the_same_answer(tmp_path):
@@ -415,7 +415,7 @@ def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
     from admmcheck.mechanisms.settings import ConsensusSetting
 
     setting = replace(ConsensusSetting.DEFAULTS["audit"], seed=2)
-    config = MechanismAudit(name, setting, settings=AuditSettings(samples=10_000, workers=2, seed=2),
+    config = MechanismAudit(name, setting, settings=AuditSettings(samples=5_000, workers=2, seed=2),
                             neighbour_search=SearchSettings(candidates=10, samples=300))
     claim, pair, _ = audited_pair(config)
     bound = claim.summary["theorem"]
