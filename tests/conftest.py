@@ -64,9 +64,18 @@ def pytest_runtest_setup(item):
                         f"it) but missing: {HOW[package]}; the install step failed, see the CI log", pytrace=False)
 
 
+#: The longest tests (``--durations`` of CI runs: 20 to 120 s each), started first.
+LONGEST = ("test_verify_writes_a_reproducible_report_with_every_algorithm",
+           "test_kkt_attack_recovers_the_direction_only_with_public_penalties",
+           "test_the_examples_own_tests_use_the_pytest_plugin_and_catch_its_broken_variant",
+           "test_verify_only_checks_the_variants", "test_verify_a_new_algorithm_examples_run",
+           "test_a_session_shares_its_budget_records_every_result_and_a_violation_replays")
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """The properties first, then the rest, each in collection order. properties/ holds the longest single tests
-    (82 s for one convergence property); collected last, one of them ran alone at the end while the other xdist
-    worker stood idle for 55 s (a timestamped ``pytest -v`` run). Started first, they overlap the short tests.
-    The sort is stable and the same in every worker."""
-    items.sort(key=lambda item: 0 if item.path.parent.name == "properties" else 1)
+    """The longest tests first, then the properties, then the rest, each in collection order. properties/ holds the
+    longest single tests (82 s for one convergence property); collected last, one of them ran alone at the end while
+    the other xdist worker stood idle for 55 s (a timestamped ``pytest -v`` run). Started first, they overlap the
+    short tests. The sort is stable and the same in every worker."""
+    items.sort(key=lambda item: 0 if item.originalname in LONGEST else 1 if item.path.parent.name == "properties"
+               else 2)
