@@ -43,8 +43,8 @@ def test_laplace_is_private_at_its_scale_and_at_twice_the_claim():
 
 
 @pytest.mark.admmcheck
-def test_half_scale_is_not():
-    assert_private(half_scale, pair, epsilon=1.0, workers=1)
+def test_half_scale_is_not():  # neighbours given as a Pair of arrays: the replay reads them from a file
+    assert_private(half_scale, Pair(np.array([0.0]), np.array([1.0])), epsilon=1.0, workers=1)
 
 
 def test_unmarked():
@@ -93,6 +93,8 @@ def test_a_session_shares_its_budget_records_every_result_and_a_violation_replay
         "epsilon_lower_bound") == 2 and cases["test_unmarked"] == []
     # the failure prints its replay command, and the command gives the same verdict and bound
     command = found[(broken, 1.0)]["command"]
+    assert "--neighbors /" in command and command.split("--neighbors ")[1].split()[0].endswith("pair.npz")
+    assert found[(private, 1.0)]["command"].startswith("admmcheck audit code --mechanism ")
     result.stdout.fnmatch_lines([f"*replay (seed {found[(broken, 1.0)]['seed']}): {command}"])
     capsys.readouterr()
     assert main(shlex.split(command)[1:] + ["--workers", "1", "--quiet"]) == 1

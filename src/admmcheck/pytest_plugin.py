@@ -26,6 +26,7 @@ import pytest
 MARKER = "admmcheck"
 PROFILES = ("smoke", "quick", "full")
 RECORD = "admmcheck"  # the user property that carries one assertion's result (JSON)
+_DECLARED = pytest.StashKey[dict]()  # test id -> the statistical assertions it declares (this session's selection)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -52,9 +53,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_Results(config), "admmcheck-results")
 
 
-_DECLARED = pytest.StashKey[dict]()
-
-
 def _declared(item: pytest.Item) -> int:
     marker = item.get_closest_marker(MARKER)
     if marker is None:
@@ -72,12 +70,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     session.config.stash[_DECLARED] = {item.nodeid: _declared(item) for item in session.items if _declared(item)}
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(hookwrapper=True)  # the old-style wrapper: pytest 7 has no wrapper=True
 def pytest_runtest_call(item: pytest.Item) -> Any:
     declared = item.config.stash[_DECLARED]
     mine, total = declared.get(item.nodeid, 0), sum(declared.values())
     if not mine:  # an unmarked test's statistical assertion is refused (admmcheck.testing._decision)
-        return (yield)
+        yield
+        return
     from admmcheck.testing import CURRENT, Session  # only now: nothing of admmcheck at collection
 
     error = 1 - item.config.getoption("admmcheck_confidence")
@@ -91,7 +90,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
                       item.config.getoption("admmcheck_seed"), item.config.getoption("admmcheck_profile"), record)
     token = CURRENT.set(session)
     try:
-        return (yield)
+        yield
     finally:
         CURRENT.reset(token)
 

@@ -176,7 +176,7 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
 
 
 def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: float, samples: int,
-                confidence: float, seed: int, sequential: bool, workers: int | None) -> tuple[dict, str]:
+                confidence: float, seed: int, sequential: bool, workers: int | None) -> tuple[dict, str | None]:
     from admmcheck.audit import AuditSettings, PrivacyClaim, Source, audit
 
     if epsilon is None:
@@ -193,8 +193,9 @@ def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: f
     settings = AuditSettings(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                              workers=workers)
     result = audit(Source(spec=mechanism_spec), source, PrivacyClaim(epsilon, delta), settings).as_dict()
-    pair = neighbours_spec if neighbours_spec is not None else (
-        _pair_file(neighbours) if result["verdict"] == "violation" else "PAIR.npz")
+    if neighbours_spec is None and result["verdict"] != "violation":
+        return result, None  # a Pair of arrays is saved for the replay of a violation only
+    pair = neighbours_spec if neighbours_spec is not None else _pair_file(neighbours)
     command = shlex.join(["admmcheck", "audit", "code", "--mechanism", mechanism_spec, "--neighbors", pair,
                           "--epsilon", repr(float(epsilon)), "--delta", repr(float(delta)), "--samples", str(samples),
                           "--confidence", repr(confidence), "--seed", str(seed)]
