@@ -142,9 +142,12 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
     :class:`PrivacyViolation` when the samples establish, with the stated confidence, that the claim is violated.
     With a registered ``mechanism`` name, ``neighbours`` is its family's setting (None: the audit's defaults), the
     claim is the spec's own (``epsilon`` only for a mechanism without a theorem), and the pair changes the data at
-    ``where`` (default: the place the spec names first; None: where the neighbour search finds it, slower). ``sequential`` draws in
-    growing looks and stops as soon as a violation is established (an anytime-valid test), else at ``samples``.
+    ``where`` (default: the place the spec names first; None: where the neighbour search finds it, slower).
+    ``sequential`` draws in growing looks and stops as soon as a violation is established (an anytime-valid test),
+    else at ``samples``.
     Returns the audit's JSON (also recorded under the pytest plugin)."""
+    from admmcheck.audit.sequential import strict_bound
+
     confidence, seed, samples, share = _decision(confidence, seed, samples)
     registered = isinstance(mechanism, str) and ":" not in mechanism
     if registered:
@@ -158,16 +161,14 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
               "epsilon_lower_bound": result["epsilon_lower_bound"], "samples": result["samples"],
               "samples_used": result["samples_used"]["total"][0], "seed": seed, "confidence": confidence,
               "budget_share": share, "verdict": result["verdict"], "command": command,
-              "bound_is_strict": bool((result.get("sequential") or {}).get("refuted_epsilon") is not None)}
+              "bound_is_strict": strict_bound(result)}
     session = CURRENT.get()
     if session is not None:
         session.record(record)
     if result["verdict"] == "violation":
-        from admmcheck.audit.sequential import strict_bound
-
         raise PrivacyViolation(
             f"{record['mechanism']} violates its claim (epsilon = {result['claimed_epsilon']:.6g}, delta = "
-            f"{result['claimed_delta']:.3g}): epsilon {'>' if strict_bound(result) else '>='} "
+            f"{result['claimed_delta']:.3g}): epsilon {'>' if record['bound_is_strict'] else '>='} "
             f"{result['epsilon_lower_bound']:.4f} with confidence "
             f"{confidence:.6g}\n  event: {result['event']}\n  P[event | d0] = {result['p_d0']['count']}/"
             f"{result['p_d0']['n']}, P[event | d1] = {result['p_d1']['count']}/{result['p_d1']['n']}\n"
