@@ -43,7 +43,7 @@ from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
 from admmcheck.output import output_folder, to_json
-from admmcheck.parameters import flag_fields
+from admmcheck.parameters import flag_fields, flag_of
 from admmcheck.report import render
 from admmcheck.schedules import describe_schedule
 from admmcheck.validation import config_from_flags, positive_int, said_as_flag
@@ -286,7 +286,7 @@ def _setting_flags(parser: argparse.ArgumentParser, setting_type: type, command:
         meta = item.metadata
         if item.name in skip:
             continue
-        flag = meta["flag"] or "--" + item.name.replace("_", "-")
+        flag = flag_of(item)
         text = meta["help"] + (f" [{meta['unit']}]" if meta["unit"] else "")
         read = meta["read"]
         kind = {} if read is None else {"type": read if read is int else _argument_type(read, _expected(read))}

@@ -23,6 +23,11 @@ def parameter(default: object, help: str, unit: str = "", *, read: Callable[[str
                                             "commands": commands})
 
 
+def flag_of(item: Field) -> str:
+    """The command-line spelling of a field: its ``flag``, else ``--name-with-dashes``."""
+    return item.metadata.get("flag") or "--" + item.name.replace("_", "-")
+
+
 def flag_fields(setting_type: type, command: str) -> list[Field]:
     """The fields of ``setting_type`` that ``command`` offers as flags (those with help, and of ``commands`` the
     field names, ``command``)."""
@@ -41,7 +46,7 @@ def as_flags(setting: Any, defaults: Any = None, skip: tuple[str, ...] = ()) -> 
         default = item.default if defaults is None else getattr(defaults, item.name)
         if value == default:
             continue
-        flag = item.metadata["flag"] or "--" + item.name.replace("_", "-")
+        flag = flag_of(item)
         if isinstance(value, bool):
             words += [flag] if value else []
         else:

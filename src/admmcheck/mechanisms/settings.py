@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Mapping
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.formulas import parse_number, split_top_level
 from admmcheck.schedules import ScheduleLike, parse_schedule
-from admmcheck.parameters import parameter
+from admmcheck.parameters import flag_of, parameter
 from admmcheck.setting import ProblemSetting, build_problem
 from admmcheck.validation import non_negative_int, positive_int, real, refuse_inapplicable
 
@@ -46,12 +46,10 @@ def noise_schedule(text: str) -> ScheduleLike:
     return parse_schedule(text, allow_infinite=True)
 
 
-def flag_of(setting_type: type, name: str) -> str:
-    """The command-line spelling of field ``name`` of ``setting_type``."""
-    for item in fields(setting_type):
-        if item.name == name:
-            return item.metadata.get("flag") or "--" + name.replace("_", "-")
-    return "--" + name.replace("_", "-")
+def _flag(setting_type: type, name: str) -> str:
+    """The command-line spelling of field ``name`` of ``setting_type`` (:func:`admmcheck.parameters.flag_of`)."""
+    known = {item.name: item for item in fields(setting_type)}
+    return flag_of(known[name]) if name in known else "--" + name.replace("_", "-")
 
 
 class FamilySetting:
@@ -67,11 +65,11 @@ class FamilySetting:
         known = {item.name: item for item in fields(cls)}
         for name in typed:
             if name not in known:
-                raise InvalidConfiguration(f"{flag_of(cls, name)} does not apply here; remove it (see --help for "
+                raise InvalidConfiguration(f"{_flag(cls, name)} does not apply here; remove it (see --help for "
                                            "the flags that do)", parameter=name)
             if known[name].metadata.get("algorithm_parameter") and name not in spec.parameters:
-                raise InvalidConfiguration(f"{flag_of(cls, name)} does not apply to {spec.name}: it reads "
-                                           f"{', '.join(flag_of(cls, p) for p in spec.parameters) or 'none of them'};"
+                raise InvalidConfiguration(f"{_flag(cls, name)} does not apply to {spec.name}: it reads "
+                                           f"{', '.join(_flag(cls, p) for p in spec.parameters) or 'none of them'};"
                                            " remove it", parameter=name)
         defaults = cls.DEFAULTS[command]
         refuse_inapplicable(cls, typed, {item: getattr(defaults, item) for item in known})
