@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import shlex
 import shutil
 import site
 import subprocess
@@ -23,6 +25,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "noisy-variants"
 NAMES = ("noisy-admm", "clipped-sharing")
+
+
+def _guide_commands() -> list[list[str]]:
+    """The commands of step 5 of docs/verify-a-new-algorithm.md, as the page writes them (tests/test_docs.py counts
+    on the tests below to run every one)."""
+    page = (ROOT / "docs" / "verify-a-new-algorithm.md").read_text()
+    (block,) = re.findall(r"^```bash\n(.*?)^```", page, flags=re.S | re.M)
+    return [shlex.split(line, comments=True)[1:] for line in block.splitlines() if line.strip()]
+
+
+PLUGINS, RUN, BOUND, AUDIT_SHARING, AUDIT_CONSENSUS, VERIFY = _guide_commands()
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +74,7 @@ def _json(python: Path, *arguments: str, status: int = 0) -> dict:
 
 
 def test_admmcheck_plugins_lists_both_variants_with_the_example_package(python):
-    listing = _json(python, "plugins")
+    listing = _json(python, *PLUGINS)
     found = {entry["name"]: entry for entry in listing["registered"] if entry["name"] in NAMES}
     assert {name: (entry["family"], entry["kind"], entry["package"], entry["version"], entry["entry_point"])
             for name, entry in found.items()} == {
@@ -73,9 +86,9 @@ def test_admmcheck_plugins_lists_both_variants_with_the_example_package(python):
 def test_run_takes_both_variants(python):
     """Without noise the consensus variant is decentralized ADMM: the same iterates as ``run admm``; the sharing
     variant draws σ = 2√(2 ln(1.25/δ))/ε, the Gaussian mechanism's for sensitivity 2."""
-    flags = ("--iterations", "40", "--seed", "2")
-    noiseless = _json(python, "run", "noisy-admm", "--alpha", "inf", *flags)
-    admm = _json(python, "run", "admm", *flags)
+    assert RUN[:4] == ["run", "noisy-admm", "--alpha", "inf"]
+    noiseless = _json(python, *RUN)
+    admm = _json(python, "run", "admm", *RUN[4:])
     assert noiseless["final_mean"] == pytest.approx(admm["final_mean"], abs=1e-12)
     sharing = _json(python, "run", "clipped-sharing", "--step-epsilon", "0.5", "--step-delta", "1e-5",
                     "--iterations", "5")
@@ -85,8 +98,8 @@ def test_run_takes_both_variants(python):
 def test_bound_takes_both_variants(python):
     """The claims, recomputed here from their formulas: advanced and basic composition of the Gaussian mechanism;
     β = max_i Σ_t α Δ_i with Δ_i = 2C / (B_i (ρ/N + 2ηV_i)) on the setting the command reports."""
-    sharing = _json(python, "bound", "clipped-sharing", "--features", "3,3", "--step-epsilon", "0.5", "--iterations",
-                    "4")
+    assert BOUND == ["bound", "clipped-sharing", "--features", "3,3", "--step-epsilon", "0.5", "--iterations", "4"]
+    sharing = _json(python, *BOUND)
     T, epsilon, delta, delta_prime = 4, 0.5, 1e-5, 1e-5
     assert sharing["epsilon_total"] == pytest.approx(math.sqrt(2 * T * math.log(1 / delta_prime)) * epsilon
                                                      + T * epsilon * math.expm1(epsilon), rel=1e-12)
@@ -99,20 +112,23 @@ def test_bound_takes_both_variants(python):
     assert consensus["beta"] == pytest.approx(beta, rel=1e-12)
 
 
-def test_audit_takes_the_sharing_variant_and_finds_no_violation(python):
-    """``audit clipped-sharing`` through the command (the consensus variant's audits, black and white box, run in
-    ``verify --only`` below, and a consensus plugin's ``audit`` command in tests/test_plugins.py)."""
-    sharing = _json(python, "audit", "clipped-sharing", "--step-epsilon", "0.5", "--samples", "1000", "--row", "0:0",
-                    "--workers", "2", "--quiet")
+def test_audit_takes_both_variants_and_finds_no_violation(python):
+    """``audit clipped-sharing`` and ``audit noisy-admm --white-box`` through the command, as the guide writes them:
+    no violation, the sharing claim the smaller of advanced and basic composition, the largest exact loss within β."""
+    sharing = _json(python, *AUDIT_SHARING, "--workers", "2", "--quiet")
     assert sharing["verdict"] == "no-violation-found" and sharing["epsilon_lower_bound"] <= sharing["claimed_epsilon"]
     assert sharing["claimed_epsilon"] == pytest.approx(min(sharing["theorem"]["epsilon_total"], 2 * 0.5))
+    consensus = _json(python, *AUDIT_CONSENSUS, "--workers", "2", "--quiet")
+    assert consensus["verdict"] == "no-violation-found" and consensus["white_box"]["verdict"] == "within-claim"
+    assert consensus["white_box"]["max_loss"] <= consensus["claimed_epsilon"] == consensus["theorem"]["beta"]
 
 
 def test_verify_only_checks_the_variants(python, tmp_path):
     """The consensus variant's claim, white box (sampled and searched), black-box audit and convergence conditions
     (it registers M-ADMM's, conditions=), and the sharing variant's audit, all passing: the only verdicts of the
     report."""
-    report = _json(python, "verify", "--profile", "smoke", "--only", ",".join(NAMES), "--out", str(tmp_path))
+    assert VERIFY == ["verify", "--profile", "smoke", "--only", ",".join(NAMES)]
+    report = _json(python, *VERIFY, "--out", str(tmp_path))
     assert [(verdict["algorithm"], verdict["verdict"]) for verdict in report["verdicts"]] == [
         ("noisy-admm", "pass")] * 4 + [("clipped-sharing", "pass")]
     assert "exact convergence conditions (certified)" in [v["check"] for v in report["verdicts"]]

@@ -46,7 +46,7 @@ class Dataset:
 
 
 def normalize_features(features: np.ndarray) -> np.ndarray:
-    """Scale columns to max |value| 1, then rows to ||x||_2 <= 1 (M-ADMM paper §5, steps 3-4).
+    """Scale columns to a largest absolute value of 1, then rows to ``||x||_2 <= 1`` (M-ADMM paper §5, steps 3-4).
 
     Columns that are identically zero are left at zero. A row whose norm already is at
     most 1 is left as it is; longer rows are divided by their norm.

@@ -149,7 +149,7 @@ class Run:
 
     @property
     def objective_gap(self) -> np.ndarray:
-        """max_i (O_ERM(f_i(t)) - O*) / |O*| per trial and iteration, shape (trials, T+1)."""
+        """``max_i (O_ERM(f_i(t)) - O*) / |O*|`` per trial and iteration, shape (trials, T+1)."""
         reference = self._require_reference()
         return np.max(self.objective - reference.objective, axis=-1) / abs(reference.objective)
 

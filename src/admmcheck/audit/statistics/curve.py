@@ -234,7 +234,7 @@ class PrivacyCurve:
                 "probability >= 1 - 2(1 - confidence))",)
 
     def as_dict(self) -> dict[str, object]:
-        """The ``privacy_curve`` object of the ``admmcheck audit --json`` contract (see the README)."""
+        """The ``privacy_curve`` object of the ``admmcheck audit --json`` contract (see docs/black-box-audit.md, "The (ε, δ) curve")."""
         above = self.exceeding()
         return {"epsilon_grid": self.epsilon_grid.tolist(),
                 "delta_lower_bound": self.delta_lower_bound(self.epsilon_grid).tolist(),
