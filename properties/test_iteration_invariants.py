@@ -1,6 +1,7 @@
 """Claims about the iterations and the bounds, on generated graphs, datasets and schedules:
 
-* convergence to the CVXPY optimum (ADMM, M-ADMM with a non-decreasing schedule, R-ADMM);
+* convergence to the CVXPY optimum (ADMM, M-ADMM with a non-decreasing schedule, R-ADMM), asserted with
+  ``admmcheck.testing.assert_converges``, as a researcher's own tests would;
 * Σ_i λ_i(t) = 0 under zero initialisation, i.e. the dual stays in the range of D − A (the
   proofs' λ(t) ∈ range(L)), for ADMM, M-ADMM, PP and private R-ADMM;
 * the edge-form duals of (4)-(7) (supplement App. A, Forero et al. Lemma 3): lambda^a_ij(t) =
@@ -18,6 +19,7 @@ from admmcheck.algorithms import run_admm, run_madmm, run_pp, run_private_radmm,
 from admmcheck.oracle import centralized_optimum
 from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
 from admmcheck.strategies import networks_and_problems, nondecreasing_schedules
+from admmcheck.testing import assert_converges
 
 
 @settings(max_examples=max(settings().max_examples // 12, 2))  # 2 problems in ci (24,000 steps each), 41 thorough
@@ -27,10 +29,10 @@ def test_admm_madmm_radmm_reach_the_cvxpy_optimum(case, seed):
     optimum = centralized_optimum(problem)
     # the theorems promise convergence, not a rate: weakly regularised problems (rho = 0.05) need
     # thousands of steps (the thorough profile found one at 1.2e-6 after 1,500), so the horizon is long
-    for run in (run_admm(problem, network, eta=1.0, iterations=6000, seeds=[seed], reference=optimum),
-                run_madmm(problem, network, theta=1.0, penalty=1.0, iterations=6000, seeds=[seed], reference=optimum),
-                run_radmm(problem, network, eta=1.0, gamma=0.5, iterations=12000, seeds=[seed], reference=optimum)):
-        assert abs(run.objective_gap[0, -1]) <= 1e-6, (run.algorithm, run.objective_gap[0, -1])
+    case = {"problem": problem, "network": network, "seed": seed, "reference": optimum, "tolerance": 1e-6}
+    assert_converges(run_admm, eta=1.0, iterations=6000, **case)
+    assert_converges(run_madmm, theta=1.0, penalty=1.0, iterations=6000, **case)
+    assert_converges(run_radmm, eta=1.0, gamma=0.5, iterations=12000, **case)
 
 
 @given(networks_and_problems(), st.integers(0, 1000), st.data())

@@ -72,7 +72,9 @@ def test_a_session_shares_its_budget_records_every_result_and_a_violation_replay
                                  "*test_more_than_declared makes more than the 1 statistical assertion(s) it declares; "
                                  "mark it @pytest.mark.admmcheck(assertions=2)*",
                                  "*admmcheck: statistical assertions*",
-                                 "session confidence 0.95 shared among 4 declared assertion(s) (Bonferroni)*"])
+                                 "session confidence 0.95 shared among 4 declared assertion(s) (Bonferroni)*",
+                                 "violation *test_session.py::test_half_scale_is_not [[]*test_session.py:half_scale[]]: "
+                                 "epsilon > *(claim 1), n = *"])
     found = _results(pytester.path / "out.json")
     found.pop(("test_session.py::test_more_than_declared", 1.0))  # its first assertion, made within its share
     private = "test_session.py::test_laplace_is_private_at_its_scale_and_at_twice_the_claim"

@@ -119,7 +119,8 @@ class _Results:
         for result in sorted(self.results, key=lambda r: r["test"]):
             share = "as given" if result["budget_share"] is None else f"{result['budget_share']:.3g}"
             relation = ">" if result["bound_is_strict"] else ">="
-            writer.line(f"{result['verdict']:<19} {result['test']}: epsilon {relation} {result['epsilon_lower_bound']:.4f} "
+            writer.line(f"{result['verdict']:<19} {result['test']} [{result['mechanism']}]: epsilon {relation} "
+                        f"{result['epsilon_lower_bound']:.4f} "
                         f"(claim {result['claimed_epsilon']:g}), n = {result['samples_used']}/{result['samples']}, "
                         f"seed {result['seed']}, error share {share}")
             if result["verdict"] == "violation":

@@ -239,10 +239,12 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
 
 
 def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None, network: Any = None,
-                     iterations: int = 500, tolerance: float = 1e-6, **arguments: object) -> float:
+                     iterations: int = 500, tolerance: float = 1e-6, seed: int = 0, reference: Any = None,
+                     **arguments: object) -> float:
     """Assert that a run reaches the CVXPY optimum: its final relative objective gap (1) is at most ``tolerance``.
     ``algorithm`` is a registered name (run on its family's ``setting``, default ``admmcheck run``'s) or a
-    ``run_*`` function run on ``problem`` over ``network`` with ``arguments``. Returns the gap."""
+    ``run_*`` function run on ``problem`` over ``network`` with ``arguments``, from ``seed``, against ``reference``
+    (an :class:`~admmcheck.oracle.Optimum` of ``problem``; None: solved here). Returns the gap."""
     if isinstance(algorithm, str):
         from admmcheck.commands.consensus import execute
         from admmcheck.mechanisms.registry import REGISTRY
@@ -262,10 +264,10 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
 
         if problem is None or network is None:
             raise InvalidConfiguration("problem and network are required with a run function", parameter="problem")
-        run = algorithm(problem, network, iterations=iterations, seeds=[0], reference=centralized_optimum(problem),
-                        **arguments)
+        reference = centralized_optimum(problem) if reference is None else reference
+        run = algorithm(problem, network, iterations=iterations, seeds=[seed], reference=reference, **arguments)
         gap = abs(float(run.objective_gap[0, -1]))
-        where = f"{getattr(algorithm, '__name__', algorithm)} ({iterations} iterations)"
+        where = f"{getattr(algorithm, '__name__', algorithm)} ({iterations} iterations, seed {seed})"
     if not gap <= tolerance:
         raise AssertionError(f"{where} does not reach the CVXPY optimum: relative objective gap {gap:.3e} > "
                              f"{tolerance:.0e}")
