@@ -282,6 +282,8 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
         histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
         bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
                       "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
+    if not bars:  # no private consensus mechanism checked (verify --only): no figures about them
+        return
     report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy loss: claim, white box, black box",
                                  "series": bars, "algorithms": list(bars)}
     report.figures["privacy_loss"] = {"kind": "histograms", "xlabel": "privacy loss L(o)",
