@@ -32,6 +32,7 @@ from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.audit.sequential import strict_bound
 from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import CodeAuditConfig, MechanismAudit, run_audit, run_mechanism_audit
+from admmcheck.commands.canary_audit import NOT_FOR_CANARIES, CanaryAuditConfig, run_canary_audit
 from admmcheck.commands.consensus import ExperimentConfig, evaluate_bound, execute, execute_experiment
 from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
 from admmcheck.commands.sharing import evaluate_sharing_bound, execute_sharing
@@ -204,6 +205,13 @@ def _audit_parser(commands: argparse._SubParsersAction) -> None:
     _setting_flags(code, CodeAuditConfig, "code", group="code")
     _setting_flags(code, AuditSettings, "code", defaults=AuditSettings(), group="audit")
     _setting_flags(code, SearchSettings, "code", defaults=SearchSettings(), group="search")
+    canaries = _command_parser(targets, "canaries", "audit training code too expensive to run thousands of times: "
+                               "one run (or a few) with canaries, each included with probability 1/2 (Steinke, Nasr & "
+                               "Jagielski 2023)")
+    canaries.add_argument("--json", action="store_true", help="print one JSON object")
+    canaries.add_argument("--quiet", action="store_true", help="no progress bar")
+    _setting_flags(canaries, CanaryAuditConfig, "canaries", group="code")
+    _setting_flags(canaries, AuditSettings, "canaries", defaults=AuditSettings(), group="audit", skip=NOT_FOR_CANARIES)
     for name in REGISTRY.names(private=True):
         spec = REGISTRY.mechanism(name)
         aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
@@ -514,6 +522,14 @@ def _command_audit(args: argparse.Namespace) -> int:
     if args.page is not None:
         output_folder(args.page, "--report")  # refused before any sampling
     progress = not args.quiet and sys.stderr.isatty()
+    if args.target == "canaries":
+        config = config_from_flags(CanaryAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"])})
+        result = run_canary_audit(config).as_dict()
+        if args.json:
+            print(to_json(result))
+        else:
+            _print_canary_audit(result)
+        return EXIT_CHECK_FAILED if result["verdict"] == "violation" else EXIT_OK
     if args.target == "code":
         search = _search(SearchSettings(), groups["search"]) if groups["search"] else None
         config = config_from_flags(CodeAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"]),
@@ -530,6 +546,27 @@ def _command_audit(args: argparse.Namespace) -> int:
     white = found.white_box or {}
     violated = found.result.verdict == "violation" or white.get("verdict") == "violation"
     return _print_audit(args, found.as_dict(), EXIT_CHECK_FAILED if violated else EXIT_OK)
+
+
+def _print_canary_audit(summary: dict) -> None:
+    best = summary["deciding_guess"]
+    relation = "violation: epsilon >=" if summary["verdict"] == "violation" else "no violation found: epsilon >="
+    runs = f"{summary['runs']} run{'s' if summary['runs'] > 1 else ''}"
+    print(f"{relation} {summary['epsilon_lower_bound']:.4f} with confidence {summary['confidence']:g} (claimed "
+          f"epsilon = {summary['claimed_epsilon']:.6g}, delta = {summary['claimed_delta']:.3g}), from {runs} of "
+          f"{summary['canaries']} canaries")
+    print(f"  deciding guess: {best['correct']} right of {best['guesses']} (the {best['guesses'] // 2} highest and "
+          f"{best['guesses'] // 2} lowest of {summary['canaries_total']} scores), each guess share at level "
+          f"{best['level']:.3g}")
+    print(f"  Gaussian DP: mu >= {summary['mu_lower_bound']:.4f}; scores ({summary['score']}): included mean "
+          f"{_mean(summary['scores']['included'])}, excluded mean {_mean(summary['scores']['excluded'])}")
+    print(f"  {summary['neighbour_kind']}, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+    for note in summary["notes"]:
+        print(f"  note: {note}")
+
+
+def _mean(values: list[float]) -> str:
+    return f"{sum(values) / len(values):.4g}" if values else "(none)"
 
 
 def _search(budget: SearchSettings, typed: dict[str, object]) -> SearchSettings:
@@ -691,7 +728,7 @@ def _new_spelling(argv: list[str]) -> list[str]:
     target = argv[words[1]] if len(words) > 1 else None
     if command == "audit" and len(argv) > words[0] + 1:
         at = words[0] + 1
-        targets = {"code", *REGISTRY.names(private=True), *(n for n in REGISTRY if REGISTRY[n].stands_for)}
+        targets = {"code", "canaries", *REGISTRY.names(private=True), *(n for n in REGISTRY if REGISTRY[n].stands_for)}
         third_party = any(word.split("=")[0] in ("--mechanism", "--neighbors") for word in argv[at:])
         if third_party and not targets & set(argv[at:]) and argv[at].startswith("--"):
             _note("a third-party audit is now spelled 'admmcheck audit code --mechanism ...'")

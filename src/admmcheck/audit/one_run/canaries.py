@@ -1,0 +1,275 @@
+"""One-run canary audits of training code (Steinke, Nasr & Jagielski 2023): for code too expensive to run thousands
+of times.
+
+The auditor draws m canaries (records of the dataset's width from a domain: the unit sphere's directions, a box's
+corners, or a given set) and, for each of R runs, each canary's inclusion from its seed, independently with
+probability ½. Run r trains on the dataset with its included canaries added (``add-remove``), or with m extra slots
+each holding its canary or the domain's centre (``replace-one``). The training runs in the audit's isolated worker
+processes, under the same timeouts and limits as every audit (:mod:`admmcheck.audit.running`), one call per run.
+
+Every canary is then scored on what its run released: by the user's ``score(release, canary)`` (run in the workers
+too, right after the training: it is code under audit), or by default, for a release that is a vector of the
+records' width, by how much more the release aligns with the canary than the release of the dataset without any
+canary does (one more run): ⟨c, θ_r − θ_0⟩, times the canary's label for labelled records (the change of a linear
+model's margin on it). The R·m scores are pooled: the runs are independent and each inclusion moves one run only, so
+the R runs together are one mechanism that is (ε, δ)-DP in every inclusion, as the theorem needs.
+
+The guesser calls "included" the k highest scores and "excluded" the k lowest, abstaining on the rest, for each
+share of :data:`GUESS_SHARES` of the canaries: numbers fixed before any score is seen, and the error 1 − confidence
+is split among them (Bonferroni), so the largest bound holds at the stated confidence.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
+from admmcheck.audit.inputs.neighbourhoods import Dataset, RecordDomain
+from admmcheck.audit.one_run.bounds import epsilon_lower_bound, gaussian_dp_lower_bound
+from admmcheck.audit.running.loading import as_mechanism, load_callable
+from admmcheck.audit.running.sampling import Sampler, Source, Task
+from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.validation import one_of, positive_int
+
+#: the shares of all canaries guessed (half "included", half "excluded"), fixed before any score is seen
+GUESS_SHARES = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+CANARY_KINDS = ("add-remove", "replace-one")
+#: the spawn key of the canaries' and inclusions' generator under the audit's seed (apart from every sample's)
+GAME_KEY = 54
+
+
+@dataclass(frozen=True, eq=False)
+class CanaryGame:
+    """The canaries (``points`` (m, w), with ``labels`` for labelled records) and who is in: ``included`` (R, m);
+    ``default`` is the record an empty slot holds (replace-one; None for add-remove)."""
+
+    points: np.ndarray
+    labels: np.ndarray | None
+    included: np.ndarray
+    kind: str
+    default: np.ndarray | None = None
+
+    @property
+    def runs(self) -> int:
+        return len(self.included)
+
+
+def draw_canaries(domain: RecordDomain, count: int, width: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` canaries of ``width`` numbers from ``domain``: uniform directions on the unit sphere, uniform corners
+    of a box (the records farthest apart), or points of a set drawn without replacement while there are enough."""
+    if domain.kind == "unit-ball":
+        points = rng.normal(size=(count, width))
+        return points / np.linalg.norm(points, axis=1, keepdims=True)
+    if domain.kind == "box":
+        return np.where(rng.random((count, width)) < 0.5, domain.low, domain.high)
+    chosen = rng.choice(len(domain.points), size=count, replace=count > len(domain.points))
+    return np.asarray(domain.points[chosen], dtype=np.float64)
+
+
+def centre(domain: RecordDomain, width: int) -> np.ndarray:
+    """The record an empty replace-one slot holds: the origin of the ball, the box's centre, the set's mean."""
+    if domain.kind == "unit-ball":
+        return np.zeros(width)
+    if domain.kind == "box":
+        return (domain.low + domain.high) / 2
+    return np.asarray(domain.points, dtype=np.float64).mean(axis=0)
+
+
+def draw_game(dataset: Dataset, domain: RecordDomain, canaries: int, runs: int, kind: str, seed: int) -> CanaryGame:
+    """The canaries and each run's inclusions, from ``seed`` alone (the same seed, the same game)."""
+    m, runs = positive_int("canaries", canaries), positive_int("runs", runs)
+    one_of("neighbour kind", kind, CANARY_KINDS)
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(GAME_KEY,)))
+    width = dataset.features.shape[1]
+    points = draw_canaries(domain, m, width, rng)
+    labels = None
+    if dataset.labels is not None:  # a canary's label: one of the dataset's, uniformly
+        labels = rng.choice(np.unique(dataset.labels), size=m)
+    included = rng.random((runs, m)) < 0.5
+    return CanaryGame(points, labels, included, kind, centre(domain, width) if kind == "replace-one" else None)
+
+
+class CanaryRuns(PairSequence):
+    """The datasets of the runs, built on demand in the workers: pair r < R holds run r's dataset (on both sides:
+    one call on side 0 is all a run needs), pair R the dataset without any canary (the default score's reference)."""
+
+    def __init__(self, dataset: Dataset, game: CanaryGame) -> None:
+        self.dataset, self.game = dataset, game
+
+    def __len__(self) -> int:
+        return self.game.runs + 1
+
+    def __getitem__(self, run: int) -> Pair:  # type: ignore[override]
+        data = self.records(run)
+        return Pair(data, data)
+
+    def records(self, run: int) -> Any:
+        """What run ``run`` trains on, as the dataset is given (features, or (features, labels))."""
+        game, base = self.game, self.dataset
+        m = len(game.points)
+        if run == game.runs:
+            keep = np.zeros(m, dtype=bool)
+        else:
+            keep = game.included[run]
+        if game.kind == "add-remove":
+            rows, labels = game.points[keep], None if game.labels is None else game.labels[keep]
+        else:
+            rows = np.where(keep[:, None], game.points, game.default)
+            labels = None if game.labels is None else game.labels  # a slot keeps its label either way
+        features = np.vstack([base.features, rows])
+        return base.data(features, None if labels is None else np.concatenate([base.labels, labels]))
+
+    def describe(self, index: int) -> dict[str, object]:
+        if index == self.game.runs:
+            return {"run": "reference", "canaries": 0}
+        return {"run": index, "canaries": int(self.game.included[index].sum())}
+
+
+@dataclass
+class ScoredTraining:
+    """The call a worker makes for one run under a user's score: train on the data, then score every canary on what
+    was released (``score(release, canary)``, a canary given as a record is: a row, or (row, label)). Both are code
+    under audit, loaded in the worker on first use."""
+
+    train: str
+    score: str
+    canaries: list[Any]
+    _loaded: tuple[Any, Any] | None = field(default=None, repr=False)
+
+    def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
+        if self._loaded is None:
+            self._loaded = (as_mechanism(load_callable(self.train), self.train), load_callable(self.score))
+        train, score = self._loaded
+        release = train(data, rng)
+        return np.array([float(score(release, canary)) for canary in self.canaries], dtype=np.float64)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"train": self.train, "score": self.score, "canaries": self.canaries, "_loaded": None}
+
+
+@dataclass(frozen=True)
+class Guess:
+    """One number of guesses: ``guesses`` (half each way), ``correct``, and the bounds at its share of the error."""
+
+    share: float
+    guesses: int
+    correct: int
+    level: float
+    epsilon_lower_bound: float
+    mu_lower_bound: float
+
+
+@dataclass
+class CanaryAuditResult:
+    """What a one-run audit found: the verdict against ``claim``, the largest ε bound over the guesses (and the
+    Gaussian-DP μ bound), every guess, and the pooled scores of included and excluded canaries."""
+
+    verdict: str
+    claim: PrivacyClaim
+    confidence: float
+    epsilon_lower_bound: float
+    mu_lower_bound: float
+    guesses: list[Guess]
+    scores: np.ndarray
+    included: np.ndarray
+    canaries: int
+    runs: int
+    kind: str
+    score: str
+    seed: int
+    wall_time_s: float
+    notes: list[str]
+
+    def as_dict(self) -> dict[str, object]:
+        best = max(self.guesses, key=lambda g: g.epsilon_lower_bound)
+        return {
+            "verdict": self.verdict, "mode": "one-run", "epsilon_lower_bound": self.epsilon_lower_bound,
+            "mu_lower_bound": self.mu_lower_bound, "claimed_epsilon": self.claim.epsilon,
+            "claimed_delta": self.claim.delta, "confidence": self.confidence, "canaries": self.canaries,
+            "runs": self.runs, "canaries_total": len(self.scores), "neighbour_kind": self.kind, "score": self.score,
+            "deciding_guess": best.__dict__, "guesses": [guess.__dict__ for guess in self.guesses],
+            "scores": {"included": self.scores[self.included].tolist(),
+                       "excluded": self.scores[~self.included].tolist()},
+            "seed": self.seed, "wall_time_s": self.wall_time_s, "notes": self.notes,
+        }
+
+
+def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim, confidence: float) -> list[Guess]:
+    """The guesses of every share of :data:`GUESS_SHARES` and their bounds, each at (1 − confidence)/K."""
+    total = len(scores)
+    order = np.argsort(scores, kind="stable")  # ties by canary index: the same scores, the same guesses
+    level = (1 - confidence) / len(GUESS_SHARES)
+    found = []
+    for share in GUESS_SHARES:
+        k = max(1, int(round(share * total / 2)))
+        k = min(k, total // 2)
+        high, low = order[total - k:], order[:k]
+        correct = int(included[high].sum() + (~included[low]).sum())
+        epsilon = epsilon_lower_bound(2 * k, correct, 1 - level, claim.delta, canaries=total)
+        mu = gaussian_dp_lower_bound(total, 2 * k, correct, 1 - level)
+        found.append(Guess(share, 2 * k, correct, level, epsilon, mu))
+    return found
+
+
+def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim, domain: RecordDomain, *,
+                   runs: int = 1, score: str | None = None, kind: str = "add-remove",
+                   settings: AuditSettings | None = None) -> CanaryAuditResult:
+    """Audit ``train`` (FILE.py:NAME or module:NAME, called as every mechanism is: ``train(data, rng)``, or with the
+    data alone, ...) against ``claim`` from ``runs`` runs with ``canaries`` canaries each (:mod:`this module's
+    <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
+    limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score)."""
+    settings = settings or AuditSettings()
+    started = time.monotonic()
+    if len(dataset.features) < 1:
+        raise InvalidConfiguration("the dataset has no records", parameter="dataset")
+    game = draw_game(dataset, domain, canaries, runs, kind, settings.seed)
+    records = [row if game.labels is None else (row, label) for row, label in
+               zip(game.points, game.labels if game.labels is not None else [None] * len(game.points))]
+    mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
+    pairs = CanaryRuns(dataset, game)
+    calls = game.runs + (score is None)
+    tasks = [Task(run if run < game.runs else game.runs, 0, 0, 1) for run in range(calls)]
+    with Sampler(mechanism, Source(obj=pairs), settings.but(workers=min(settings.workers or calls, calls)),
+                 most_pairs=len(pairs)) as sampler:
+        sampler.pair_names = lambda run: f"run {run}" if run < game.runs else "the reference run without canaries"
+        released = {task.pair: block for task, block in sampler.draw(tasks)}
+    scores = _scores(released, game, score, train)
+    found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
+    epsilon = max(g.epsilon_lower_bound for g in found)
+    mu = max(g.mu_lower_bound for g in found)
+    notes = ["a one-run bound is weaker than a many-run audit's: it needs many canaries guessed right, and it cannot "
+             "exceed what their number allows (all of m guesses right bounds epsilon by about ln of m/ln(1/level))"]
+    return CanaryAuditResult("violation" if epsilon > claim.epsilon else "no-violation-found", claim,
+                             settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(), len(
+                                 game.points), game.runs, kind, score or "alignment", settings.seed,
+                             time.monotonic() - started, notes)
+
+
+def _scores(released: dict[int, Any], game: CanaryGame, score: str | None, train: str) -> np.ndarray:
+    """(R, m) scores: the user's, as the workers computed them, or the default alignment with each run's release
+    beyond the reference run's."""
+    m, width = game.points.shape
+    if score is not None:
+        return np.vstack([released[run].values[0, :m] for run in range(game.runs)])
+    reference = released[game.runs]
+    widths = {released[run].values.shape[1] for run in released}
+    signature = reference.kinds[int(reference.kind_of[0])].signature
+    if widths != {width} or len(reference.kinds) != 1:
+        raise InvalidConfiguration(
+            f"{train} released {signature} ({max(widths)} numbers); the default score needs a vector of the "
+            f"records' width ({width} numbers): give a score function, --score FILE.py:NAME, score(release, canary) "
+            "-> a number, higher for a canary more likely included", parameter="score")
+    sign = np.ones(m) if game.labels is None else np.asarray(game.labels, dtype=np.float64)
+    return np.vstack([sign * (game.points @ (released[run].values[0] - reference.values[0]))
+                      for run in range(game.runs)])
+
+
+def bound_ceiling(canaries: int, confidence: float, delta: float = 0.0) -> float:
+    """The largest ε a one-run audit with ``canaries`` canaries can show at all: every guess right."""
+    return epsilon_lower_bound(canaries, canaries, confidence, delta, canaries=canaries)
+

@@ -1,0 +1,67 @@
+"""What ``admmcheck audit canaries`` runs: a one-run canary audit of third-party training code
+(:mod:`admmcheck.audit.one_run.canaries`), as plain data in (:class:`CanaryAuditConfig`) and a result out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, parse_domain, read_dataset
+from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries
+from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.errors import InvalidConfiguration
+from admmcheck.formulas import parse_number
+from admmcheck.parameters import parameter
+
+#: the audit settings a one-run audit does not use: it makes one call per run, drawn whole, fixed-n
+NOT_FOR_CANARIES = ("samples", "max_time", "checkpoint", "randomness", "exceptions_are_outputs", "sequential")
+
+
+@dataclass(frozen=True)
+class CanaryAuditConfig:
+    """A one-run audit: ``train`` (FILE.py:NAME or module:NAME) trained ``runs`` times on ``dataset`` with
+    ``canaries`` canaries of ``canary_domain`` each included with probability ½ (``neighbour_kind``: added, or held
+    in a slot of their own), scored by ``score`` (default: the release's alignment with each canary), against the
+    claim (``epsilon``, ``delta``)."""
+
+    train: str | None = parameter(None, "FILE.py:NAME or module:NAME: train(data, rng) (or train(data)) -> what an "
+                                  "observer sees of the trained model; data is --dataset's records with the included "
+                                  "canaries, as the neighbour search passes a dataset")
+    dataset: str | None = parameter(None, "the records the training gets besides the canaries: FILE.csv (numbers; a "
+                                    "header line of names allowed) or FILE.npz (X, and y for labels)")
+    label_column: str | None = parameter(None, "the CSV column (by its header name) holding the labels")
+    canaries: int | None = parameter(None, "canaries per run, each included with probability 1/2", read=int)
+    runs: int = parameter(1, "training runs (their canaries' guesses are pooled)", read=int)
+    score: str | None = parameter(None, "FILE.py:NAME: score(release, canary) -> a number, higher for a canary more "
+                                  "likely included (run in the audit's workers); default: the canary's alignment "
+                                  "with the release beyond the release without canaries (one more run), for a "
+                                  "release that is a vector of the records' width")
+    canary_domain: str = parameter("unit-ball", "where canaries are drawn: unit-ball (directions on the unit sphere), "
+                                   "box:LOW:HIGH (corners), set:FILE.csv (its records)")
+    neighbour_kind: str = parameter("add-remove", "add-remove: an included canary is added; replace-one: every "
+                                    "canary has a slot holding it or the domain's centre", choices=CANARY_KINDS)
+    epsilon: float | None = parameter(None, "the epsilon the training claims", read=parse_number)
+    delta: float = parameter(0.0, "the delta the training claims", read=parse_number)
+    settings: AuditSettings = field(default_factory=AuditSettings)
+
+    def __post_init__(self) -> None:
+        for name, form in (("train", "FILE.py:NAME or module:NAME"), ("dataset", "FILE.csv or FILE.npz"),
+                           ("canaries", "a whole number, e.g. 1000"), ("epsilon", "the claimed epsilon")):
+            if getattr(self, name) is None:
+                raise InvalidConfiguration(f"{name} is required: {form}", parameter=name)
+        if self.score is not None and self.train.partition(":")[0].endswith(".m"):
+            raise InvalidConfiguration("score: a score function runs on a Python release; for MATLAB/Octave "
+                                       "training use the default score (a release of the records' width)",
+                                       parameter="score")
+
+
+def run_canary_audit(config: CanaryAuditConfig) -> CanaryAuditResult:
+    """Read the dataset and the domain, then run the audit (:func:`~admmcheck.audit.one_run.canaries.audit_canaries`)."""
+    dataset = read_dataset(config.dataset, config.label_column)
+    try:
+        domain = parse_domain(config.canary_domain, dataset.features.shape[1])
+    except InvalidConfiguration as exc:
+        raise InvalidConfiguration(str(exc).replace("record_domain=", "canary_domain=").replace(
+            DOMAIN_FORMS, "unit-ball, box:LOW:HIGH or set:FILE.csv"), parameter="canary_domain") from None
+    return audit_canaries(config.train, dataset, config.canaries, PrivacyClaim(config.epsilon, config.delta), domain,
+                          runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings)
