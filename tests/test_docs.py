@@ -59,6 +59,7 @@ RUN_BY = {
     "audit-third-party-code.md": ("test_audit_third_party_code_examples_give_what_the_page_says",
                                   "test_audit_third_party_code_matlab_example_gives_what_the_page_says"),
     "read-the-report.md": ("test_read_the_report_command_prints_the_gap",),
+    "audit-one-run.md": ("test_audit_one_run_examples",),
     "strategies.md": ("test_the_strategies_examples_hold",),
     "algorithms.md": ("test_algorithms_examples",),
     "conditions.md": ("test_conditions_examples",),
@@ -350,6 +351,23 @@ def test_library_examples(tmp_path):
     (excerpt,) = blocks("library.md", "toml")
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11's tomllib reads the excerpt")
     assert list(tomllib.loads(excerpt)["project"]["entry-points"]) == [GROUP]
+
+
+def test_audit_one_run_examples(tmp_path, monkeypatch, capsys):
+    """The noise of the claim passes one run with 1,000 canaries, its bound within the claim; an eighth of it is
+    caught from one run; the ceiling the page states is the perfect guesser's bound."""
+    from admmcheck.audit.one_run import epsilon_lower_bound
+
+    monkeypatch.chdir(tmp_path)
+    run_python("audit-one-run.md", tmp_path)
+    assert (tmp_path / "train.py").exists() and (tmp_path / "records.npz").exists()
+    run_commands("audit-one-run.md", [
+        (0, lambda out: out["verdict"] == "no-violation-found" and out["epsilon_lower_bound"] <= 1),
+        (1, lambda text: text.startswith("violation: epsilon >= ") and float(text.split()[3]) > 1),
+    ], capsys)
+    page = (DOCS / "audit-one-run.md").read_text()
+    for m, shown in ((100, "3.5"), (1000, "5.8"), (10_000, "7.8")):
+        assert f"{epsilon_lower_bound(m, m, 0.95, 1e-5, canaries=m):.1f}" == shown and shown in page
 
 
 README = ROOT / "README.md"
