@@ -44,3 +44,10 @@ def broken(data, rng):
 
 def hangs(data, rng):
     time.sleep(600)
+
+
+
+def exact_gaussian_sum(data, rng):
+    """Noise of scale 1 at sensitivity 1: exactly (1, delta(1))-DP for the delta of the exact Gaussian curve
+    (properties/test_one_run_calibration.py)."""
+    return data.sum(axis=0) + rng.normal(scale=1.0, size=data.shape[1])
