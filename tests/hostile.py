@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -198,6 +199,20 @@ def leaves_a_thread(data, rng):
         helper = threading.Thread(target=lambda: time.sleep(3600))  # not a daemon: it would hold the exit
         helper.start()
         _HELPERS.append(helper)
+    return data + rng.laplace(0.0, 1.0)
+
+
+_CALLS: list[None] = []
+
+
+def leaves_temporary_files(data, rng):
+    """Correct, but leaves a temporary folder and file behind on every 100th call in a worker (named by the test's
+    mark; counted, not drawn: the samples are those of the plain mechanism)."""
+    _CALLS.append(None)
+    if len(_CALLS) % 100 == 1:
+        folder = tempfile.mkdtemp(prefix=f"left-{os.environ.get('ADMMCHECK_TEST_MARK', 'x')}-")
+        with open(os.path.join(folder, "scratch.bin"), "wb") as stream:
+            stream.write(b"0" * 1024)
     return data + rng.laplace(0.0, 1.0)
 
 

@@ -17,6 +17,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -115,16 +116,20 @@ def test_a_hostile_mechanism_ends_the_audit_with_its_cause_and_sample_and_leaves
     assert marked(mark) == []
 
 
-@pytest.mark.parametrize("mechanism", ["prints", "closes_stdin_and_stdout", "leaves_a_thread"])
+@pytest.mark.parametrize("mechanism", ["prints", "closes_stdin_and_stdout", "leaves_a_thread",
+                                       "leaves_temporary_files"])
 def test_a_correct_mechanism_that_prints_closes_stdin_or_leaves_a_thread_is_audited_as_without_it(
         monkeypatch, capsys, plain_json, mechanism):
-    """Seeded code: the very JSON of the same Laplace mechanism without the noise."""
+    """Seeded code: the very JSON of the same Laplace mechanism without the noise; no process and no temporary
+    file of the code is left (each worker's TMPDIR is a folder its supervisor removes)."""
     status, out, err, _, mark = _run(monkeypatch, capsys, mechanism)
     assert status == 0, err
     strip = lambda result: {k: v for k, v in result.items() if k not in ("wall_time_s", "mechanism")}  # noqa: E731
     assert strip(json.loads(out)) == strip(plain_json)
     assert plain_json["verdict"] == "no-violation-found"
     assert marked(mark) == []
+    temporary = Path(tempfile.gettempdir())
+    assert [*temporary.glob(f"left-{mark}-*"), *temporary.glob(f"*/left-{mark}-*")] == []
 
 
 KILLED = [sys.executable, "-m", "admmcheck.cli", *_arguments("spawns_and_releases", "--samples", "40000")]

@@ -15,6 +15,9 @@ our own that runs no third-party code:
   before the supervisor exits. The worker dies with the supervisor (``PR_SET_PDEATHSIG``).
 * **the output capture.** The worker's stdout and stderr are one pipe read here; its last 64 KiB are kept in the
   shared record for fault messages, the rest discarded, so printing can neither block the worker nor fill a disk.
+* **a temporary folder of its own.** The worker's ``TMPDIR`` is a fresh folder, removed with everything in it once
+  the worker and its descendants are dead: what the code under audit (or Octave's working folder) leaves in the
+  temporary folder does not pile up, though a killed worker runs no clean-up of its own.
 * **the death report.** When the worker ends, one JSON line on the status pipe says how: its exit status or the
   signal that killed it, or the watchdog's reason.
 
@@ -28,9 +31,11 @@ import ctypes
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 from admmcheck.audit.running.progress import BATCH, CALL, COUNT, LOADING, PHASE, STARTED, Progress
@@ -124,8 +129,10 @@ class Supervisor:
         output_read, output_write = os.pipe()
         passed = tuple(settings["pass_fds"])
         # a session of its own: its process group is killed at once, and it has no terminal to read
+        self.scratch = tempfile.mkdtemp(prefix="admmcheck-worker-")
         worker = subprocess.Popen(settings["worker"], stdin=subprocess.DEVNULL, stdout=output_write,
-                                  stderr=output_write, pass_fds=passed, close_fds=True, start_new_session=True)
+                                  stderr=output_write, pass_fds=passed, close_fds=True, start_new_session=True,
+                                  env={**os.environ, "TMPDIR": self.scratch})
         self.pid = worker.pid
         worker.returncode = 0  # reaped by waitpid below, never by Popen
         os.close(output_write)
@@ -154,6 +161,7 @@ class Supervisor:
             self._reap()
         self._kill_all()
         self._drain()
+        shutil.rmtree(self.scratch, ignore_errors=True)  # nothing is left to write into it
         if not parent_gone:
             self._say({"died": self._cause()})
 
