@@ -524,7 +524,7 @@ def _command_audit(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if args.target == "canaries":
         config = config_from_flags(CanaryAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"])})
-        result = run_canary_audit(config).as_dict()
+        result = run_canary_audit(config, progress=progress).as_dict()
         if args.json:
             print(to_json(result))
         else:

@@ -55,7 +55,7 @@ class CanaryAuditConfig:
                                        parameter="score")
 
 
-def run_canary_audit(config: CanaryAuditConfig) -> CanaryAuditResult:
+def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> CanaryAuditResult:
     """Read the dataset and the domain, then run the audit (:func:`~admmcheck.audit.one_run.canaries.audit_canaries`)."""
     dataset = read_dataset(config.dataset, config.label_column)
     try:
@@ -64,4 +64,5 @@ def run_canary_audit(config: CanaryAuditConfig) -> CanaryAuditResult:
         raise InvalidConfiguration(str(exc).replace("record_domain=", "canary_domain=").replace(
             DOMAIN_FORMS, "unit-ball, box:LOW:HIGH or set:FILE.csv"), parameter="canary_domain") from None
     return audit_canaries(config.train, dataset, config.canaries, PrivacyClaim(config.epsilon, config.delta), domain,
-                          runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings)
+                          runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
+                          progress=progress)

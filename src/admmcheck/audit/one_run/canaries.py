@@ -34,6 +34,7 @@ from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.progress import Budget
 from admmcheck.validation import one_of, positive_int
 
 #: the shares of all canaries guessed (half "included", half "excluded"), fixed before any score is seen
@@ -218,11 +219,12 @@ def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim, confide
 
 def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim, domain: RecordDomain, *,
                    runs: int = 1, score: str | None = None, kind: str = "add-remove",
-                   settings: AuditSettings | None = None) -> CanaryAuditResult:
+                   settings: AuditSettings | None = None, progress: bool = False) -> CanaryAuditResult:
     """Audit ``train`` (FILE.py:NAME or module:NAME, called as every mechanism is: ``train(data, rng)``, or with the
     data alone, ...) against ``claim`` from ``runs`` runs with ``canaries`` canaries each (:mod:`this module's
     <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
-    limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score)."""
+    limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score); ``progress``
+    shows a bar over the runs (stderr)."""
     settings = settings or AuditSettings()
     started = time.monotonic()
     if len(dataset.features) < 1:
@@ -237,7 +239,8 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     with Sampler(mechanism, Source(obj=pairs), settings.but(workers=min(settings.workers or calls, calls)),
                  most_pairs=len(pairs)) as sampler:
         sampler.pair_names = lambda run: f"run {run}" if run < game.runs else "the reference run without canaries"
-        released = {task.pair: block for task, block in sampler.draw(tasks)}
+        runs_done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
+        released = {task.pair: block for task, block in runs_done}
     scores = _scores(released, game, score, train)
     found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
     epsilon = max(g.epsilon_lower_bound for g in found)
