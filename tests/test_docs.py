@@ -347,7 +347,7 @@ def test_library_examples(tmp_path):
     from admmcheck.mechanisms.plugins import GROUP
 
     namespace = run_python("library.md", tmp_path)
-    assert namespace["trials"] == 3_000
+    assert namespace["trials"] == 2_000
     (excerpt,) = blocks("library.md", "toml")
     tomllib = pytest.importorskip("tomllib", reason="Python 3.11's tomllib reads the excerpt")
     assert list(tomllib.loads(excerpt)["project"]["entry-points"]) == [GROUP]
