@@ -227,15 +227,12 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     shows a bar over the runs (stderr)."""
     settings = settings or AuditSettings()
     started = time.monotonic()
-    if len(dataset.features) < 1:
-        raise InvalidConfiguration("the dataset has no records", parameter="dataset")
     game = draw_game(dataset, domain, canaries, runs, kind, settings.seed)
-    records = [row if game.labels is None else (row, label) for row, label in
-               zip(game.points, game.labels if game.labels is not None else [None] * len(game.points))]
+    records = list(game.points) if game.labels is None else list(zip(game.points, game.labels))
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
-    calls = game.runs + (score is None)
-    tasks = [Task(run if run < game.runs else game.runs, 0, 0, 1) for run in range(calls)]
+    calls = game.runs + (score is None)  # pair R, the reference run, is drawn for the default score only
+    tasks = [Task(run, 0, 0, 1) for run in range(calls)]
     with Sampler(mechanism, Source(obj=pairs), settings.but(workers=min(settings.workers or calls, calls)),
                  most_pairs=len(pairs)) as sampler:
         sampler.pair_names = lambda run: f"run {run}" if run < game.runs else "the reference run without canaries"
@@ -245,8 +242,10 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
     epsilon = max(g.epsilon_lower_bound for g in found)
     mu = max(g.mu_lower_bound for g in found)
-    notes = ["a one-run bound is weaker than a many-run audit's: it needs many canaries guessed right, and it cannot "
-             "exceed what their number allows (all of m guesses right bounds epsilon by about ln of m/ln(1/level))"]
+    total = scores.size
+    ceiling = epsilon_lower_bound(total, total, 1 - found[-1].level, claim.delta, canaries=total)
+    notes = [f"a one-run bound cannot exceed what {total} canaries allow: every guess right would give {ceiling:.3g}; "
+             "a larger epsilon is refuted only by an audit of more canaries or of many runs"]
     return CanaryAuditResult("violation" if epsilon > claim.epsilon else "no-violation-found", claim,
                              settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(), len(
                                  game.points), game.runs, kind, score or "alignment", settings.seed,
@@ -270,9 +269,4 @@ def _scores(released: dict[int, Any], game: CanaryGame, score: str | None, train
     sign = np.ones(m) if game.labels is None else np.asarray(game.labels, dtype=np.float64)
     return np.vstack([sign * (game.points @ (released[run].values[0] - reference.values[0]))
                       for run in range(game.runs)])
-
-
-def bound_ceiling(canaries: int, confidence: float, delta: float = 0.0) -> float:
-    """The largest ε a one-run audit with ``canaries`` canaries can show at all: every guess right."""
-    return epsilon_lower_bound(canaries, canaries, confidence, delta, canaries=canaries)
 
