@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -68,6 +69,7 @@ def _session(seed: int) -> bool:
 @pytest.mark.skipif(SESSIONS == 0, reason="the thorough profile runs this one (HYPOTHESIS_PROFILE=thorough)")
 def test_a_session_of_correct_tight_mechanisms_fails_in_at_most_one_minus_confidence_of_sessions():
     failed = sum(_session(seed) for seed in range(SESSIONS))
+    print(f"{failed} of {SESSIONS} sessions failed", file=sys.stderr)
     assert binomtest(failed, SESSIONS, 1 - CONFIDENCE, alternative="greater").pvalue > 1e-3, (failed, SESSIONS)
 
 
