@@ -293,7 +293,8 @@ def test_black_box_audit_examples(tmp_path, monkeypatch, capsys):
 
 def test_white_box_examples(tmp_path, monkeypatch, capsys):
     """PP's exact loss stays within β, its searched worst case too, and the black-box bound below the largest loss;
-    the KKT attack finds the hidden record when the penalties are public and not when they are private."""
+    the KKT attack finds the hidden record when the penalties are public and not when they are private (the
+    attack's test: the final mean |cos| at least 0.9 public, and 0.3 below that private)."""
     monkeypatch.chdir(tmp_path)
 
     def white(out):
@@ -302,11 +303,18 @@ def test_white_box_examples(tmp_path, monkeypatch, capsys):
                 and box["worst_case"]["value"] <= box["claimed_beta"] and out["black_box_within_white_box"]
                 and (tmp_path / "loss.png").stat().st_size > 0)
 
-    run_commands("white-box.md", [
-        (0, white),
-        (0, lambda out: out["setting"] == "public eta" and out["cosine"][-1] > 0.9),
-        (0, lambda out: out["setting"] == "private eta" and out["cosine"][-1] < 0.6),
-    ], capsys)
+    attacks = {}
+
+    def attack(setting: str):
+        def check(out):
+            attacks[setting] = out
+            return out["setting"] == setting and out["trials"] == 20 and len(out["cosine"]) == 100
+        return check
+
+    run_commands("white-box.md", [(0, white), (0, attack("public eta")), (0, attack("private eta"))], capsys)
+    # M-ADMM App. E: the average of (E) turns toward the hidden record only when the penalties are public
+    public, private = attacks["public eta"]["final_cosine"], attacks["private eta"]["final_cosine"]
+    assert public >= 0.9 and private <= public - 0.3, (public, private)
 
 
 def test_sharing_examples(capsys):
@@ -384,8 +392,8 @@ def test_the_readme_set_up_commands_are_those_ci_runs():
 
 
 def test_the_readme_examples_give_what_it_shows(tmp_path, monkeypatch, capsys, pytester):
-    """verify on R-ADMM (its conditions refuted with a certificate, every verdict with its command); the R-ADMM run
-    at the optimum; the audit's first four lines as the README prints them; the pytest example failing with the
+    """verify on ADMM sharing (its Assumption 1.2 refuted at the paper's rho, every verdict with its command); the
+    sharing run at the optimum; the audit's first four lines as the README prints them; the pytest example failing with the
     replay command."""
     readme = README.read_text()
     monkeypatch.chdir(tmp_path)
@@ -403,7 +411,7 @@ def test_the_readme_examples_give_what_it_shows(tmp_path, monkeypatch, capsys, p
     assert main(verify[1:]) == 1
     report = json.loads((tmp_path / "reports" / "smoke" / "report.json").read_text())
     failed = [verdict for verdict in report["verdicts"] if verdict["verdict"] == "fail"]
-    assert [verdict["check"] for verdict in failed] == ["exact convergence conditions (certified)"]
+    assert [verdict["check"] for verdict in failed] == ["Assumption 1.2 / Lemma 4 at the rho used (1/1000)"]
     assert all(verdict["command"].startswith("admmcheck ") for verdict in report["verdicts"])
     assert "warning" not in capsys.readouterr().err  # no empty figures of mechanisms not checked (--only)
     assert main(run[1:]) == 0 and abs(json.loads(capsys.readouterr().out)["objective_gap"]) <= 1e-6

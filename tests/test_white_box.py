@@ -104,22 +104,6 @@ def test_kkt_residual_is_the_noise_plus_a_multiple_of_the_hidden_record():
     assert np.all(np.sign(along) == -y)  # L' < 0: s_t has the sign of -y_1
 
 
-def test_kkt_attack_recovers_the_direction_only_with_public_penalties(capsys):
-    from admmcheck.commands.attack import AttackConfig
-
-    # private penalties cost one PP run per trial (public: one batched run): 50 and 25 trials, not the default 100
-    # (final mean |cos| 0.992 public at 50; private 0.511 at 25, 0.558 at 50, 0.517 at 100: the bound below is
-    # public - 0.3, about 0.69)
-    assert main(["attack", "kkt", "--public-eta", "--trials", "50", "--json"]) == 0
-    public = json.loads(capsys.readouterr().out)
-    assert main(["attack", "kkt", "--private-eta", "--trials", "25", "--json"]) == 0
-    private = json.loads(capsys.readouterr().out)
-    assert public["trials"] == 50 and private["trials"] == 25 and AttackConfig().trials == 100  # flags, default
-    assert len(public["cosine"]) == len(private["cosine"]) == 200
-    assert public["final_cosine"] >= 0.9
-    assert private["final_cosine"] <= public["final_cosine"] - 0.3
-
-
 def test_a_variant_has_the_white_box_of_its_release_not_of_its_name():
     """Issue 52: the white box followed the mechanism's name (LOSSES[name], a chain of name tests in worst_case), so
     a PP variant under a name of its own crashed or got another mechanism's steps. Now the white box is the release
