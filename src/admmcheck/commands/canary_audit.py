@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
-from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, parse_domain, read_dataset
+from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
 from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration
@@ -58,11 +58,7 @@ class CanaryAuditConfig:
 def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> CanaryAuditResult:
     """Read the dataset and the domain, then run the audit (:func:`~admmcheck.audit.one_run.canaries.audit_canaries`)."""
     dataset = read_dataset(config.dataset, config.label_column)
-    try:
-        domain = parse_domain(config.canary_domain, dataset.features.shape[1])
-    except InvalidConfiguration as exc:
-        raise InvalidConfiguration(str(exc).replace("record_domain=", "canary_domain=").replace(
-            DOMAIN_FORMS, "unit-ball, box:LOW:HIGH or set:FILE.csv"), parameter="canary_domain") from None
+    domain = parse_domain(config.canary_domain, dataset.features.shape[1], parameter="canary_domain")
     return audit_canaries(config.train, dataset, config.canaries, PrivacyClaim(config.epsilon, config.delta), domain,
                           runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
                           progress=progress)

@@ -128,10 +128,11 @@ def _vector(point: np.ndarray) -> str:
     return "(" + ", ".join(f"{v:g}" for v in point) + ")"
 
 
-def parse_domain(text: str, width: int) -> RecordDomain:
-    """A :class:`RecordDomain` for records of ``width`` numbers from its text (:data:`DOMAIN_FORMS`)."""
+def parse_domain(text: str, width: int, parameter: str = "record_domain") -> RecordDomain:
+    """A :class:`RecordDomain` for records of ``width`` numbers from its text (:data:`DOMAIN_FORMS`); an error names
+    ``parameter`` (the neighbour search's record domain, or a one-run audit's canary domain)."""
     def refuse(why: str) -> InvalidConfiguration:
-        return InvalidConfiguration(f"record_domain={text!r}: {why}; write {DOMAIN_FORMS}", parameter="record_domain")
+        return InvalidConfiguration(f"{parameter}={text!r}: {why}; write {DOMAIN_FORMS}", parameter=parameter)
 
     if text == "unit-ball":
         return RecordDomain("unit-ball")

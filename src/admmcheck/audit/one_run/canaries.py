@@ -125,10 +125,9 @@ class CanaryRuns(PairSequence):
         features = np.vstack([base.features, rows])
         return base.data(features, None if labels is None else np.concatenate([base.labels, labels]))
 
-    def describe(self, index: int) -> dict[str, object]:
-        if index == self.game.runs:
-            return {"run": "reference", "canaries": 0}
-        return {"run": index, "canaries": int(self.game.included[index].sum())}
+    def name(self, run: int) -> str:
+        """Pair ``run`` in words, for a fault's message."""
+        return f"run {run}" if run < self.game.runs else "the reference run without canaries"
 
 
 @dataclass
@@ -235,7 +234,7 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     tasks = [Task(run, 0, 0, 1) for run in range(calls)]
     with Sampler(mechanism, Source(obj=pairs), settings.but(workers=min(settings.workers or calls, calls)),
                  most_pairs=len(pairs)) as sampler:
-        sampler.pair_names = lambda run: f"run {run}" if run < game.runs else "the reference run without canaries"
+        sampler.pair_names = pairs.name
         runs_done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
         released = {task.pair: block for task, block in runs_done}
     scores = _scores(released, game, score, train)
