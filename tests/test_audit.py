@@ -7,7 +7,6 @@ import json
 import math
 import os
 import signal
-import subprocess
 import sys
 import time
 import uuid
@@ -35,43 +34,6 @@ def _audit(mechanism: str, neighbours: str, epsilon: float = 1.0, delta: float =
     kwargs.setdefault("workers", 2)
     return audit(Source(f"{MECHANISMS}:{mechanism}"), Source(f"{MECHANISMS}:{neighbours}"),
                  PrivacyClaim(epsilon, delta), **kwargs)
-
-
-# (mechanism, neighbours, claimed epsilon, claimed delta, true epsilon where known exactly)
-BROKEN = [
-    ("laplace_half_scale", "scalar_pair", 1.0, 0.0, 2.0),
-    ("histogram_wrong_scale", "histogram_pair", 1.0, 0.0, 2.0),
-    ("vector_l2_sensitivity", "vector_pair", 1.0, 0.0, 2.0),
-    ("noisy_max_with_value", "max_pair", 1.0, 0.0, None),
-    ("noisy_max_too_little_noise", "max_pair", 1.0, 0.0, None),
-    ("svt_no_threshold_noise", "svt_pair", 1.0, 0.0, None),
-    ("svt_never_stops", "svt_mixed_pair", 1.0, 0.0, None),
-    ("admm_noise_missing_once", "scalar_pair", 1.0, 0.0, np.inf),
-    ("admm_noise_reused", "scalar_pair", 1.0, 0.0, np.inf),
-    ("gamma_norm_shape_d_minus_1", "plane_pair", 1.0, 0.0, np.inf),
-    ("low_rank_noise", "plane_pair", 1.0, 0.0, np.inf),
-    ("gaussian_wrong_sigma", "vector_pair", 0.5, 1e-5, None),
-]
-
-
-@pytest.mark.parametrize("mechanism, neighbours, epsilon, delta, true_epsilon", BROKEN, ids=[b[0] for b in BROKEN])
-def test_broken_mechanisms_are_flagged_within_1e5_samples(mechanism, neighbours, epsilon, delta, true_epsilon):
-    result = _audit(mechanism, neighbours, epsilon, delta, seed=7)
-    assert result.verdict == "violation"
-    assert result.epsilon_lower_bound > epsilon
-    if true_epsilon is not None:
-        assert result.epsilon_lower_bound <= true_epsilon  # a lower bound, never above the truth
-    a, b = result.numerator, 1 - result.numerator
-    if result.estimator == "two intervals":
-        lower_a, upper_b = result.intervals[a][0], result.intervals[b][1]
-        assert np.log((lower_a - delta) / upper_b) == pytest.approx(result.epsilon_lower_bound, rel=1e-12)
-    else:  # the conditional ratio test, from the same counts at the deciding event's level
-        from admmcheck.audit.statistics.estimators import ratio_epsilon_bound
-
-        level = max(r["level"] for r in result.candidates if r["event"] == result.event and r["pair"] == result.pair)
-        n = result.bounding_samples
-        assert delta == 0 and ratio_epsilon_bound(result.counts[a], n[a], result.counts[b], n[b], level) == \
-            pytest.approx(result.epsilon_lower_bound, rel=1e-12)
 
 
 CORRECT = [
@@ -109,15 +71,6 @@ def test_outputs_near_1e17_are_audited_as_the_same_mechanism_in_plain_units():
     for row in huge.candidates:  # no event holds (almost) every sample of both sides
         assert min(row["counts"]) < 0.99 * min(row["n"])
     assert _audit("laplace_in_huge_units", "scalar_pair", 0.5, samples=20_000, seed=2).verdict == "violation"
-
-
-def test_a_delta_type_leak_of_probability_1e_3_is_found_at_1e6_samples():
-    """Issue 30: a loss of up to 2.94 on an event of probability 1e-3 under one dataset only (the
-    mechanism's docstring works out both numbers); the claim (1, 1e-5) is refuted, and the bound stays
-    below the mechanism's pure epsilon, ln 18.9."""
-    result = _audit("laplace_rare_leak", "scalar_pair", 1.0, 1e-5, samples=1_000_000, seed=0)
-    assert result.verdict == "violation"
-    assert 1.0 < result.epsilon_lower_bound <= math.log((1 - 1e-3) * math.e + 2e-3 * math.exp(9))
 
 
 @pytest.mark.parametrize("n, alpha, epsilon, delta", [(17_000, 0.0125, 1.0, 0.0), (850_000, 0.0125, 1.0, 1e-5),
@@ -371,23 +324,6 @@ def test_an_interrupted_audit_resumes_to_the_uninterrupted_result(tmp_path):
     with pytest.raises(Exception, match="belongs to another audit"):  # same name, other alpha
         run_mechanism_audit(MechanismAudit("pp", replace(ConsensusSetting.DEFAULTS["audit"], alpha=9.0),
                                            where=(0, 0), settings=settings))
-
-
-def test_a_killed_cli_audit_resumes_to_the_same_answer(tmp_path):
-    path = tmp_path / "killed.sqlite"
-    command = [sys.executable, "-m", "admmcheck", "audit", "code", "--mechanism", f"{MECHANISMS}:laplace_half_scale",
-               "--neighbors", f"{MECHANISMS}:scalar_pair", "--epsilon", "1", "--samples", "200000",
-               "--workers", "2", "--seed", "4", "--json", "--quiet"]
-    process = subprocess.Popen(command + ["--checkpoint", str(path)], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, start_new_session=True)
-    time.sleep(4)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
-    resumed = subprocess.run(command + ["--checkpoint", str(path)], capture_output=True, text=True, timeout=300)
-    whole = subprocess.run(command, capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == whole.returncode == 1
-    strip = lambda text: {k: v for k, v in json.loads(text).items() if k != "wall_time_s"}  # noqa: E731
-    assert strip(resumed.stdout) == strip(whole.stdout)
 
 
 def test_cli_audit_json_contract_and_exit_status(capsys):

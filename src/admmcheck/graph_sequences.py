@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
 from admmcheck.errors import InvalidConfiguration
@@ -60,6 +59,8 @@ def _edges_of(matrix: np.ndarray) -> np.ndarray:
 
 def connected(edges: np.ndarray, directed: bool) -> bool:
     """Whether the graph with ``edges[i, j]`` for j → i (or i — j) is (strongly) connected."""
+    import networkx as nx
+
     graph = nx.from_numpy_array(np.asarray(edges).T.astype(int), create_using=nx.DiGraph if directed else nx.Graph)
     return nx.is_strongly_connected(graph) if directed else nx.is_connected(graph)
 

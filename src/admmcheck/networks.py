@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from admmcheck.errors import InvalidNetwork
 from admmcheck.inputs import read_text_file
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 GRAPH_KINDS = ("ring", "path", "star", "complete", "random")
 
@@ -69,6 +72,8 @@ class Network:
 
     def to_networkx(self) -> nx.Graph:
         """Return the network as a networkx graph on nodes 0..N-1."""
+        import networkx as nx
+
         return nx.from_numpy_array(self.adjacency)
 
 
@@ -78,6 +83,8 @@ def network_from_graph(graph: nx.Graph, name: str = "custom") -> Network:
     Raises :class:`InvalidNetwork` for directed graphs, multigraphs, self-loops, fewer
     than two nodes, or a disconnected graph (naming its components).
     """
+    import networkx as nx
+
     if not isinstance(graph, nx.Graph):
         raise InvalidNetwork(
             f"expected a networkx.Graph, got {type(graph).__name__}; build one with networkx"
@@ -131,6 +138,8 @@ def network_from_edge_list(path: str | Path) -> Network:
     edge listed twice, a disconnected graph) is an :class:`InvalidNetwork` naming the file
     and line. Node k of the network is the k-th smallest label.
     """
+    import networkx as nx
+
     file = Path(path)
     text = read_text_file(file, "edge-list file", InvalidNetwork, "one edge 'i j' per line")
     graph = nx.Graph()
@@ -163,24 +172,32 @@ def _require_nodes(kind: str, nodes: int, minimum: int) -> None:
 
 def ring(nodes: int) -> Network:
     """Cycle graph C_N (N >= 3)."""
+    import networkx as nx
+
     _require_nodes("ring", nodes, 3)
     return network_from_graph(nx.cycle_graph(nodes), name=f"ring:{nodes}")
 
 
 def path(nodes: int) -> Network:
     """Path graph P_N (N >= 2)."""
+    import networkx as nx
+
     _require_nodes("path", nodes, 2)
     return network_from_graph(nx.path_graph(nodes), name=f"path:{nodes}")
 
 
 def star(nodes: int) -> Network:
     """Star with centre 0 and N-1 leaves (N >= 2)."""
+    import networkx as nx
+
     _require_nodes("star", nodes, 2)
     return network_from_graph(nx.star_graph(nodes - 1), name=f"star:{nodes}")
 
 
 def complete(nodes: int) -> Network:
     """Complete graph K_N (N >= 2)."""
+    import networkx as nx
+
     _require_nodes("complete", nodes, 2)
     return network_from_graph(nx.complete_graph(nodes), name=f"complete:{nodes}")
 
@@ -188,6 +205,8 @@ def complete(nodes: int) -> Network:
 def random_connected(nodes: int, seed: int, edge_probability: float = 0.3) -> Network:
     """A random connected graph: a uniform random labelled tree plus each other edge
     independently with probability ``edge_probability``; reproducible from ``seed``."""
+    import networkx as nx
+
     _require_nodes("random", nodes, 2)
     if not 0.0 <= edge_probability <= 1.0:
         raise InvalidNetwork(f"edge_probability={edge_probability!r} must lie in [0, 1]")

@@ -13,7 +13,6 @@ under audit run only in the auditor's isolated workers (:mod:`admmcheck.audit.ru
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from dataclasses import replace
 from concurrent.futures import ProcessPoolExecutor
@@ -29,8 +28,10 @@ DEFAULT_BLOCK = 1000  # trials per block: measured fastest for N=5, d=5, B_i=50 
 
 
 def default_workers() -> int:
-    """Every core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    """Every core this process may use (:func:`~admmcheck.audit.running.limits.available_cores`)."""
+    from admmcheck.audit.running.limits import available_cores
+
+    return available_cores()
 
 
 def _run_block(run: Callable[..., Run], problem, network, seeds, options) -> Run:

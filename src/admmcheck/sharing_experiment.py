@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
-from admmcheck.privacy.sharing import sharing_bound
+from admmcheck.privacy.sharing import corollary1_total, theorem1_noise
 from admmcheck.problems.sharing import SharingProblem
 
 
@@ -70,16 +70,19 @@ def privacy_tradeoff(problem: SharingProblem, test: HeldOut, rho: float, epochs:
     rows = []
     settings = [("epsilon", e, None) for e in epsilons] + [("sigma", s, s) for s in (sigmas or [])]
     for kind, value, fixed in settings:
-        claim = sharing_bound(problem.widths, rho=rho, lam=problem.lam, c1=c1, b1=b1, epsilon=value if fixed is None else 1.0,
-                              delta=delta, iterations=epochs, delta_prime=delta)
-        sigma = np.array(claim.sigma) if fixed is None else np.full(problem.parties, fixed)
+        if fixed is None:  # Theorem 1's sigma: the figure needs no accountant
+            sigma = np.array(theorem1_noise(problem.widths, rho=rho, lam=problem.lam, c1=c1, b1=b1, epsilon=value,
+                                            delta=delta)[1])
+        else:
+            sigma = np.full(problem.parties, fixed)
         run = run_dp_sharing(problem, rho=rho, sigma=sigma, iterations=epochs,
                              seeds=np.random.SeedSequence(1).spawn(trials))
         losses = test.log_loss(run.primal[:, -1, 0])
         row = {kind: value, "sigma": sigma.tolist(), "test_loss_mean": float(losses.mean()),
                "test_loss_min": float(losses.min()), "test_loss_max": float(losses.max())}
         if fixed is None:
-            row |= {"epsilon_total_corollary1": claim.epsilon_total, "delta_total": claim.delta_total}
+            total, delta_total = corollary1_total(value, delta, epochs, delta)
+            row |= {"epsilon_total_corollary1": total, "delta_total": delta_total}
         rows.append(row)
     return rows
 

@@ -90,7 +90,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
 from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, point_estimate
@@ -197,6 +196,8 @@ def joint_bet(law: np.ndarray, epsilon: float, delta: float, cap: float) -> tupl
     def loss(stakes: np.ndarray) -> tuple[float, np.ndarray]:
         factor = 1 + z @ stakes
         return -float(law @ np.log(factor)), -(law / factor) @ z
+
+    from scipy import optimize  # here: only a bet on several legs needs it, and every command imports this module
 
     starts = [np.zeros(legs)] + [np.eye(legs)[k] * cap / 2 for k in range(legs)]
     best = (0.0, np.zeros(legs))

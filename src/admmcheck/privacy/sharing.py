@@ -91,19 +91,30 @@ def gaussian_composition(noise_multiplier: float, iterations: int, delta: float)
     return float(pld.get_epsilon(delta)), float(rdp.get_epsilon(delta))
 
 
-def sharing_bound(widths: tuple[int, ...], *, rho: float, lam: float, c1: float, b1: float, epsilon: float,
-                  delta: float, iterations: int, delta_prime: float) -> SharingPrivacy:
-    """Every figure of the paper's privacy claim for parties of ``widths`` = (d_1, …, d_M)."""
+def theorem1_noise(widths: tuple[int, ...], *, rho: float, lam: float, c1: float, b1: float, epsilon: float,
+                   delta: float) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """(𝐂_m, σ_m) for each party of ``widths``: Lemma 1's sensitivity and Theorem 1's noise, without the
+    accountants that :func:`sharing_bound` adds (seconds each)."""
     widths = tuple(positive_int("widths", w) for w in widths)
     if not widths:
         raise InvalidConfiguration("widths needs one width d_m per party, e.g. (66, 57)", parameter="widths")
-    rho, lam, c1, b1 = real("rho", rho), real("lam", lam), real("c1", c1), real("b1", b1)
-    epsilon, iterations = real("epsilon", epsilon), positive_int("iterations", iterations)
-    for name, value in (("delta", delta), ("delta_prime", delta_prime)):
-        if not 0 < value < 1:
-            raise InvalidConfiguration(f"{name}={value!r} must lie in (0, 1)", parameter=name)
+    rho, lam, c1, b1, epsilon = real("rho", rho), real("lam", lam), real("c1", c1), real("b1", b1), real("epsilon", epsilon)
+    _probability("delta", delta)
     sensitivity = tuple(lemma1_sensitivity(w, len(widths), rho, lam, c1, b1) for w in widths)
-    sigma = tuple(theorem1_sigma(c, epsilon, delta) for c in sensitivity)
+    return sensitivity, tuple(theorem1_sigma(c, epsilon, delta) for c in sensitivity)
+
+
+def _probability(name: str, value: float) -> None:
+    if not 0 < value < 1:
+        raise InvalidConfiguration(f"{name}={value!r} must lie in (0, 1)", parameter=name)
+
+
+def sharing_bound(widths: tuple[int, ...], *, rho: float, lam: float, c1: float, b1: float, epsilon: float,
+                  delta: float, iterations: int, delta_prime: float) -> SharingPrivacy:
+    """Every figure of the paper's privacy claim for parties of ``widths`` = (d_1, …, d_M)."""
+    sensitivity, sigma = theorem1_noise(widths, rho=rho, lam=lam, c1=c1, b1=b1, epsilon=epsilon, delta=delta)
+    widths, epsilon, iterations = tuple(int(w) for w in widths), real("epsilon", epsilon), positive_int("iterations", iterations)
+    _probability("delta_prime", delta_prime)
     total, delta_total = corollary1_total(epsilon, delta, iterations, delta_prime)
     pld, rdp = gaussian_composition(sigma[0] / sensitivity[0], iterations, delta_total)  # σ_m/𝐂_m is the same for all m
     preconditions = {"epsilon_at_most_1": epsilon <= 1.0, "delta_total_below_1": delta_total < 1.0}

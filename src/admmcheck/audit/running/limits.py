@@ -49,6 +49,12 @@ def machine_memory() -> int:
     return physical
 
 
+def available_cores() -> int:
+    """Every core this process may use (its CPU affinity where the system has one, e.g. under ``taskset`` or a
+    container's cpuset): the default number of workers."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def default_memory_mib(workers: int) -> float:
     """Half the machine's memory shared out among ``workers`` (at least :data:`MIN_MEMORY_MIB`)."""
     total = machine_memory()
@@ -72,7 +78,7 @@ class WorkerLimits:
 
     def worker_settings(self) -> dict[str, float | int]:
         """What the worker needs to limit itself (:func:`apply`) and check its outputs."""
-        memory = self.memory_mib if self.memory_mib is not None else default_memory_mib(os.cpu_count() or 1)
+        memory = self.memory_mib if self.memory_mib is not None else default_memory_mib(available_cores())
         return {"memory": int(memory * MIB), "max_output": self.max_output_bytes}
 
     def most_block_bytes(self, count: int) -> int:

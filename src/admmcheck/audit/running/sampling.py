@@ -52,7 +52,7 @@ import numpy as np
 
 from admmcheck.audit.running import progress as record
 from admmcheck.audit.inputs.contract import neighbour_pairs
-from admmcheck.audit.running.limits import MIB, cpu_backstop
+from admmcheck.audit.running.limits import MIB, available_cores, cpu_backstop
 from admmcheck.audit.inputs.datafiles import is_data_file
 from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.settings import AuditSettings
@@ -675,7 +675,7 @@ class Sampler:
             self._client = connect(scheduler)
             self.workers = [DaskWorker(self._client) for _ in range(workers or cluster_slots(self._client))]
         else:
-            count = workers or os.cpu_count() or 1
+            count = workers or available_cores()
             self.limits = settings.worker_limits(count)
             self.workers = [WorkerProcess(self.limits) for _ in range(count)]
         for worker in self.workers:
