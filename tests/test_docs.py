@@ -372,6 +372,9 @@ def test_audit_one_run_examples(tmp_path, monkeypatch, capsys):
     run_commands("audit-one-run.md", [
         (0, lambda out: out["verdict"] == "no-violation-found" and out["epsilon_lower_bound"] <= 1),
         (1, lambda text: text.startswith("violation: epsilon >= ") and float(text.split()[3]) > 1),
+        (1, lambda text: text.startswith("violation: epsilon >= ") and "dp-sharing's canaries at spread" in text),
+        (0, lambda out: out["verdict"] == "no-violation-found" and out["score"].startswith("exact privacy loss")
+            and out["claimed_epsilon"] == pytest.approx(5 * (1.4 * 0.25 + 5) / (2 * 110))),  # (26), B_i = 10 + 100
     ], capsys)
     page = (DOCS / "audit-one-run.md").read_text()
     for m, shown in ((100, "3.5"), (1000, "5.8"), (10_000, "7.8")):

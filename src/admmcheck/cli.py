@@ -32,7 +32,8 @@ from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.audit.sequential import strict_bound
 from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import CodeAuditConfig, MechanismAudit, run_audit, run_mechanism_audit
-from admmcheck.commands.canary_audit import NOT_FOR_CANARIES, CanaryAuditConfig, run_canary_audit
+from admmcheck.commands.canary_audit import (NOT_FOR_CANARIES, CanaryAuditConfig, CanarySlots, MechanismCanaryAudit,
+                                             run_canary_audit, run_mechanism_canary_audit)
 from admmcheck.commands.consensus import ExperimentConfig, evaluate_bound, execute, execute_experiment
 from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
 from admmcheck.commands.sharing import evaluate_sharing_bound, execute_sharing
@@ -230,6 +231,7 @@ def _audit_parser(commands: argparse._SubParsersAction) -> None:
                     "chooses among every place whose change moves what is released)", dest="request:where",
                     type=_place if isinstance(place, tuple) else _argument_type(_whole, "a whole number"))
         _setting_flags(sub, SearchSettings, "audit", defaults=spec.search, group="search")
+        _setting_flags(sub, CanarySlots, "audit", group="canaries")  # a spec without canaries refuses them
         if spec.white_box is not None:
             _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
                     "against the claim", action="store_true", dest="request:white_box")
@@ -323,7 +325,8 @@ def _names(text: str) -> tuple[str, ...]:
 def _flags(args: argparse.Namespace) -> dict[str, dict[str, object]]:
     """The values the user typed, by group: ``setting``, ``audit``, ``search``, ``request`` (a field's dest is
     ``GROUP:NAME``)."""
-    groups: dict[str, dict[str, object]] = {"setting": {}, "audit": {}, "search": {}, "request": {}, "code": {}}
+    groups: dict[str, dict[str, object]] = {"setting": {}, "audit": {}, "search": {}, "request": {}, "code": {},
+                                            "canaries": {}}
     for dest, value in vars(args).items():
         group, colon, name = dest.partition(":")
         if colon:
@@ -539,6 +542,8 @@ def _command_audit(args: argparse.Namespace) -> int:
     spec = REGISTRY.mechanism(args.name)
     typed = groups["setting"] | ({"seed": groups["audit"]["seed"]} if "seed" in groups["audit"] else {})
     setting = _setting(spec, "audit", typed)
+    if groups["canaries"]:
+        return _mechanism_canary_audit(args, spec, setting, groups, progress)
     search = _search(spec.search, groups["search"]) if groups["search"] else None
     request = MechanismAudit(spec.name, setting, neighbour_search=search,
                              settings=spec.audit.but(seed=setting.seed).but(**groups["audit"]), **groups["request"])
@@ -546,6 +551,35 @@ def _command_audit(args: argparse.Namespace) -> int:
     white = found.white_box or {}
     violated = found.result.verdict == "violation" or white.get("verdict") == "violation"
     return _print_audit(args, found.as_dict(), EXIT_CHECK_FAILED if violated else EXIT_OK)
+
+
+def _mechanism_canary_audit(args: argparse.Namespace, spec: object, setting: object,
+                            groups: dict[str, dict[str, object]], progress: bool) -> int:
+    """``admmcheck audit NAME --canaries M``: a one-run audit; the flags of the many-run audit are refused."""
+    if "canaries" not in groups["canaries"]:
+        given = ", ".join("--" + name.replace("_", "-") for name in groups["canaries"])
+        verb = "applies" if len(groups["canaries"]) == 1 else "apply"
+        raise InvalidConfiguration(f"{given} {verb} to a one-run audit: add --canaries M (e.g. --canaries 1000)",
+                                   parameter="canaries")
+    many = [name for name in groups["audit"] if name in NOT_FOR_CANARIES] + list(groups["search"]) + [
+        name for name in groups["request"]]
+    if many or args.page is not None:
+        flags = {"where": spec.first_place[1].split()[0] if spec.first_place else "--where", "neighbours":
+                 "--neighbour-kind", "white_box": "--white-box", "white_box_search": "--search", "plot": "--plot"}
+        named = [flags.get(name, "--" + name.replace("_", "-")) for name in many] + (
+            ["--report"] if args.page is not None else [])
+        raise InvalidConfiguration(f"{', '.join(named)}: not for a one-run audit (--canaries), which trains each run "
+                                   "once on canaries placed by --canary-placement; remove them, or audit without "
+                                   "--canaries", parameter="canaries")
+    slots = config_from_flags(CanarySlots, groups["canaries"])
+    settings = spec.audit.but(seed=setting.seed).but(**groups["audit"])
+    result = run_mechanism_canary_audit(MechanismCanaryAudit(spec.name, setting, slots, settings),
+                                        progress=progress).as_dict()
+    if args.json:
+        print(to_json(result))
+    else:
+        _print_canary_audit(result)
+    return EXIT_CHECK_FAILED if result["verdict"] == "violation" else EXIT_OK
 
 
 def _print_canary_audit(summary: dict) -> None:
@@ -560,7 +594,8 @@ def _print_canary_audit(summary: dict) -> None:
           f"{best['level']:.3g}")
     print(f"  Gaussian DP: mu >= {summary['mu_lower_bound']:.4f}; scores ({summary['score']}): included mean "
           f"{_mean(summary['scores']['included'])}, excluded mean {_mean(summary['scores']['excluded'])}")
-    print(f"  {summary['neighbour_kind']}, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
+    placed = f", {summary['mechanism']}'s canaries at {summary['placement']}" if "placement" in summary else ""
+    print(f"  {summary['neighbour_kind']}{placed}, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
     for note in summary["notes"]:
         print(f"  note: {note}")
 

@@ -1,13 +1,20 @@
-"""What ``admmcheck audit canaries`` runs: a one-run canary audit of third-party training code
-(:mod:`admmcheck.audit.one_run.canaries`), as plain data in (:class:`CanaryAuditConfig`) and a result out."""
+"""What ``admmcheck audit canaries`` and ``admmcheck audit NAME --canaries M`` run: a one-run canary audit
+(:mod:`admmcheck.audit.one_run.canaries`) of third-party training code (:class:`CanaryAuditConfig`) or of a
+registered mechanism, its canaries in slots of its problem (:class:`MechanismCanaryAudit`), as plain data in and a
+result out."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
 from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
-from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries
+from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries, conclude, play
+from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.formulas import parse_number
@@ -62,3 +69,54 @@ def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> Canar
     return audit_canaries(config.train, dataset, config.canaries, PrivacyClaim(config.epsilon, config.delta), domain,
                           runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
                           progress=progress)
+
+
+@dataclass(frozen=True)
+class CanarySlots:
+    """How many canaries a registered mechanism's one-run audit adds, in how many runs, where (the flags of
+    ``admmcheck audit NAME --canaries M``)."""
+
+    canaries: int | None = parameter(None, "one-run audit: add this many canary records, each in a slot of its own "
+                                     "holding it with probability 1/2 (else a default record), and train once",
+                                     read=int)
+    runs: int = parameter(1, "with --canaries: training runs (their canaries' guesses are pooled)", read=int)
+    canary_placement: str = parameter("node:0", "with --canaries: node:I (every slot in the records of node or "
+                                      "party I) or spread (dealt out in turn)")
+
+
+@dataclass(frozen=True)
+class MechanismCanaryAudit:
+    """A one-run audit of the registered mechanism ``name`` on ``setting`` (its family's typed setting): ``slots``
+    canaries added to its problem by its spec's canary capability, each run trained in the audit's workers under
+    ``settings`` (seed, confidence, workers, timeout, limits), against the theorem's claim on the problem with its
+    slots."""
+
+    name: str
+    setting: Any
+    slots: CanarySlots
+    settings: AuditSettings = field(default_factory=AuditSettings)
+
+    def __post_init__(self) -> None:
+        if self.slots.canaries is None:
+            raise InvalidConfiguration("canaries is required: a whole number, e.g. 1000", parameter="canaries")
+
+
+def run_mechanism_canary_audit(config: MechanismCanaryAudit, progress: bool = False) -> CanaryAuditResult:
+    """Draw the canaries and each run's inclusions from the seed, train every run (and, where the spec's score reads
+    one, a reference run whose slots all hold their default) in isolated workers, score, guess and bound
+    (:func:`~admmcheck.audit.one_run.canaries.conclude`)."""
+    from admmcheck.mechanisms.canaries import Placement, SlotRuns
+    from admmcheck.mechanisms.registry import REGISTRY
+
+    spec = REGISTRY.mechanism(config.name)
+    capability = spec.require("canaries")
+    placement = Placement.parse(config.slots.canary_placement)
+    started = time.monotonic()
+    base = capability.base(spec, config.setting)
+    game = capability.draw(base, config.slots.canaries, config.slots.runs, placement, config.settings.seed)
+    auditable = capability.auditable(spec, config.setting, capability.fill(base, game, np.zeros(len(game.points), bool)))
+    released = play(Source(obj=auditable.mechanism), SlotRuns(capability, base, game),
+                    game.runs + capability.reference_run(auditable.mechanism), config.settings, progress)
+    context = {"mechanism": spec.name, "placement": str(placement), **auditable.summary}
+    return conclude(capability.score(released, game, base, auditable.mechanism), game, auditable.claimed, config.settings,
+                    capability.score_name(auditable.mechanism), started, context)

@@ -29,6 +29,7 @@ from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.errors import InvalidConfiguration, PreconditionError, TheoremConditionWarning
 from admmcheck.mechanisms import conditions
+from admmcheck.mechanisms.canaries import Canaries, ConsensusCanaries, SharingCanaries
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
 from admmcheck.mechanisms.dpsda import (DpsdaMechanism, change_one_round, dpsda_privacy_loss, released_round,
@@ -53,7 +54,10 @@ CONSENSUS, SHARING, ONLINE = FAMILIES
 WITHOUT = {"conditions": "it was registered without conditions= (its convergence theorem's exact checks); "
                          "admmcheck conditions --help lists the algorithms that have them",
            "white_box": "it was registered without release= (a consensus mechanism: how its noise enters what it "
-                        "releases) or exact_loss=; audit it as a black box"}
+                        "releases) or exact_loss=; audit it as a black box",
+           "canaries": "it was registered without canaries= (where canary records go in its problem: a consensus "
+                       "or sharing mechanism has its family's; DPSDA's records are its rounds, whose number its claim "
+                       "reads); audit it with many runs instead (without --canaries)"}
 #: the typed setting each family's algorithms read
 SETTINGS = {CONSENSUS: ConsensusSetting, SHARING: SharingSetting, ONLINE: OnlineSetting}
 
@@ -125,7 +129,9 @@ class MechanismSpec(AlgorithmSpec):
     ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
     verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and
     theorem otherwise),
-    ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data)."""
+    ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data).
+    ``canaries`` (:class:`~admmcheck.mechanisms.canaries.Canaries`) where a one-run audit's canary records go (default:
+    its family's; none for the online family)."""
 
     theorem: str | None = None
     claim: Callable[..., Any] | None = None
@@ -149,6 +155,7 @@ class MechanismSpec(AlgorithmSpec):
     figures: Mapping[str, Callable[[int], dict[str, object]]] = field(default_factory=dict)
     auditable: Callable[[Any, Any], Auditable] | None = None
     white_box: Callable[..., dict[str, object]] | None = None
+    canaries: Canaries | None = None
 
     private = True
 
@@ -156,6 +163,8 @@ class MechanismSpec(AlgorithmSpec):
         super().__post_init__()
         if self.auditable is None:
             object.__setattr__(self, "auditable", FAMILY_AUDITABLE[self.family])
+        if self.canaries is None and self.family in FAMILY_CANARIES:
+            object.__setattr__(self, "canaries", FAMILY_CANARIES[self.family])
         if self.family == CONSENSUS and self.neighbours is None:  # both consensus papers: replace one record
             object.__setattr__(self, "neighbours", _record_pair)
             object.__setattr__(self, "candidates", _every_record)
@@ -408,6 +417,8 @@ def online_auditable(spec: OnlineSpec, setting: OnlineSetting) -> Auditable:
 
 
 FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
+#: where a family's canary records go (one-run audits); DPSDA's family has none (:data:`WITHOUT`)
+FAMILY_CANARIES = {CONSENSUS: ConsensusCanaries(), SHARING: SharingCanaries()}
 
 
 # ---- the algorithms of the four papers -------------------------------------------------------

@@ -123,6 +123,13 @@ class ConsensusSetting(ProblemSetting, FamilySetting):
         """(:class:`~admmcheck.problems.ConsensusProblem`, :class:`~admmcheck.networks.Network`), built once."""
         return build_problem(self)
 
+    def on_problem(self, problem: Any) -> "ConsensusSetting":
+        """This setting on ``problem`` (on the same network) instead of the one its fields build: a one-run audit's
+        problem with its canary slots, whose node sizes B_i the theorems read."""
+        moved = replace(self)
+        moved.__dict__["built"] = (problem, self.built[1])  # the cached value of ``built``
+        return moved
+
     def bound_setting(self) -> Any:
         """What the privacy theorems read of the problem (:class:`~admmcheck.privacy.BoundSetting`)."""
         from admmcheck.privacy import BoundSetting

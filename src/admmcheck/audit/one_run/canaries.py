@@ -47,13 +47,15 @@ GAME_KEY = 54
 @dataclass(frozen=True, eq=False)
 class CanaryGame:
     """The canaries (``points`` (m, w), with ``labels`` for labelled records) and who is in: ``included`` (R, m);
-    ``default`` is the record an empty slot holds (replace-one; None for add-remove)."""
+    ``default`` is the record an empty slot holds (replace-one; None for add-remove); ``owners`` the node or party
+    whose records hold each canary's slot, where the records are a registered mechanism's (None: one dataset)."""
 
     points: np.ndarray
     labels: np.ndarray | None
     included: np.ndarray
     kind: str
     default: np.ndarray | None = None
+    owners: np.ndarray | None = None
 
     @property
     def runs(self) -> int:
@@ -184,10 +186,11 @@ class CanaryAuditResult:
     seed: int
     wall_time_s: float
     notes: list[str]
+    context: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
         best = max(self.guesses, key=lambda g: g.epsilon_lower_bound)
-        return {
+        return self.context | {
             "verdict": self.verdict, "mode": "one-run", "epsilon_lower_bound": self.epsilon_lower_bound,
             "mu_lower_bound": self.mu_lower_bound, "claimed_epsilon": self.claim.epsilon,
             "claimed_delta": self.claim.delta, "confidence": self.confidence, "canaries": self.canaries,
@@ -230,14 +233,26 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     records = list(game.points) if game.labels is None else list(zip(game.points, game.labels))
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
-    calls = game.runs + (score is None)  # pair R, the reference run, is drawn for the default score only
+    released = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # run R: the reference
+    return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started)
+
+
+def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSettings,
+         progress: bool = False) -> dict[int, Any]:
+    """Pairs 0..``calls`` − 1 of ``runs`` trained once each (side 0) in the audit's isolated workers: {run: what it
+    released, as the sampler's block}."""
     tasks = [Task(run, 0, 0, 1) for run in range(calls)]
-    with Sampler(mechanism, Source(obj=pairs), settings.but(workers=min(settings.workers or calls, calls)),
-                 most_pairs=len(pairs)) as sampler:
-        sampler.pair_names = pairs.name
-        runs_done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
-        released = {task.pair: block for task, block in runs_done}
-    scores = _scores(released, game, score, train)
+    with Sampler(mechanism, Source(obj=runs), settings.but(workers=min(settings.workers or calls, calls)),
+                 most_pairs=len(runs)) as sampler:
+        sampler.pair_names = runs.name
+        done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
+        return {task.pair: block for task, block in done}
+
+
+def conclude(scores: np.ndarray, game: CanaryGame, claim: PrivacyClaim, settings: AuditSettings, score: str,
+             started: float, context: dict[str, object] | None = None) -> CanaryAuditResult:
+    """The verdict from the (R, m) ``scores`` of ``game``'s canaries: every guess of :func:`guess`, the largest bounds,
+    and the note on the ceiling m canaries put on any bound."""
     found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
     epsilon = max(g.epsilon_lower_bound for g in found)
     mu = max(g.mu_lower_bound for g in found)
@@ -246,9 +261,9 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     notes = [f"a one-run bound cannot exceed what {total} canaries allow: every guess right would give {ceiling:.3g}; "
              "a larger epsilon is refuted only by an audit of more canaries or of many runs"]
     return CanaryAuditResult("violation" if epsilon > claim.epsilon else "no-violation-found", claim,
-                             settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(), len(
-                                 game.points), game.runs, kind, score or "alignment", settings.seed,
-                             time.monotonic() - started, notes)
+                             settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(),
+                             len(game.points), game.runs, game.kind, score, settings.seed, time.monotonic() - started,
+                             notes, context or {})
 
 
 def _scores(released: dict[int, Any], game: CanaryGame, score: str | None, train: str) -> np.ndarray:
