@@ -372,10 +372,12 @@ def test_audit_one_run_examples(tmp_path, monkeypatch, capsys):
     run_commands("audit-one-run.md", [
         (0, lambda out: out["verdict"] == "no-violation-found" and out["epsilon_lower_bound"] <= 1),
         (1, lambda text: text.startswith("violation: epsilon >= ") and float(text.split()[3]) > 1),
-        (1, lambda text: text.startswith("violation: epsilon >= ") and "dp-sharing's canaries at spread" in text),
+        (1, lambda text: text.startswith("violation: epsilon >= ") and "dp-sharing's canaries at spread" in text
+            and "written: one-run/audit.html" in text),
         (0, lambda out: out["verdict"] == "no-violation-found" and out["score"].startswith("exact privacy loss")
             and out["claimed_epsilon"] == pytest.approx(5 * (1.4 * 0.25 + 5) / (2 * 110))),  # (26), B_i = 10 + 100
     ], capsys)
+    assert {path.name for path in (tmp_path / "one-run").iterdir()} == {"audit.html", "audit.json", "scores.png"}
     page = (DOCS / "audit-one-run.md").read_text()
     for m, shown in ((100, "3.5"), (1000, "5.8"), (10_000, "7.8")):
         assert f"{epsilon_lower_bound(m, m, 0.95, 1e-5, canaries=m):.1f}" == shown and shown in page

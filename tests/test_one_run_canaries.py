@@ -49,6 +49,15 @@ def test_too_little_noise_is_caught_from_one_run_and_enough_is_not(records, caps
     assert status == 0 and correct["verdict"] == "no-violation-found" and correct["epsilon_lower_bound"] <= 1.0
 
 
+def test_report_writes_the_one_run_page_of_third_party_training(records, capsys, tmp_path):
+    words = ("--train", f"{TRAINING}:sum_for_eight", "--dataset", str(records), "--canaries", "100", "--epsilon", "1",
+             "--delta", "1e-5", "--report", str(tmp_path / "page"))
+    status, out = _audit(capsys, *words)
+    assert json.loads((tmp_path / "page" / "audit.json").read_text()) == out and out["train"].endswith("sum_for_eight")
+    html = (tmp_path / "page" / "audit.html").read_text()
+    assert "admmcheck one-run audit: " in html and out["train"] in html and "--canaries 100" in out["command"]
+
+
 def test_the_same_seed_gives_the_same_audit_and_runs_pool(records, capsys):
     words = ("--train", f"{TRAINING}:sum_for_eight", "--dataset", str(records), "--canaries", "200", "--runs", "3",
              "--epsilon", "1", "--delta", "1e-5", "--seed", "4")

@@ -98,3 +98,22 @@ def test_runs_pool_and_the_same_seed_gives_the_same_audit(capsys):
 def test_what_a_one_run_audit_cannot_do_is_refused_with_what_to_write(capsys, words, message):
     assert main(["audit", *words]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_report_writes_the_one_run_page_with_the_scores_the_guesses_and_the_command(capsys, tmp_path):
+    folder = tmp_path / "page"
+    words = ["audit", "dp-sharing", "--canaries", "100", "--workers", "2", "--report", str(folder), "--json"]
+    assert main(words) == 1
+    printed = json.loads(capsys.readouterr().out)
+    stored = json.loads((folder / "audit.json").read_text())
+    assert stored == printed and stored["command"] == "admmcheck " + " ".join(words)
+    html = (folder / "audit.html").read_text()
+    for section in ("verdict", "scores", "guesses", "game"):
+        assert f'<section id="{section}">' in html
+    guesses = html.split('<section id="guesses">')[1].split("</section>")[0]
+    assert guesses.count("<tr") == len(stored["guesses"]) + 1 and guesses.count('class="deciding"') == 1
+    assert "<th>claim from</th><td>ADMM-sharing Lemma 1, Theorem 1, Corollary 1 (11)</td>" in html
+    assert 'class="verdict violation"' in html and "not a proof of privacy" in html
+    included, excluded = len(stored["scores"]["included"]), len(stored["scores"]["excluded"])
+    assert f"{included} canaries included, {excluded} excluded" in html
+    assert (folder / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and html.count("data:image/png;base64,") == 1

@@ -211,6 +211,8 @@ def _audit_parser(commands: argparse._SubParsersAction) -> None:
                                "Jagielski 2023)")
     canaries.add_argument("--json", action="store_true", help="print one JSON object")
     canaries.add_argument("--quiet", action="store_true", help="no progress bar")
+    _option(canaries, "--report", None, "also write audit.html, audit.json and scores.png for this audit into this "
+            "folder", dest="page")
     _setting_flags(canaries, CanaryAuditConfig, "canaries", group="code")
     _setting_flags(canaries, AuditSettings, "canaries", defaults=AuditSettings(), group="audit", skip=NOT_FOR_CANARIES)
     for name in REGISTRY.names(private=True):
@@ -527,12 +529,7 @@ def _command_audit(args: argparse.Namespace) -> int:
     progress = not args.quiet and sys.stderr.isatty()
     if args.target == "canaries":
         config = config_from_flags(CanaryAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"])})
-        result = run_canary_audit(config, progress=progress).as_dict()
-        if args.json:
-            print(to_json(result))
-        else:
-            _print_canary_audit(result)
-        return EXIT_CHECK_FAILED if result["verdict"] == "violation" else EXIT_OK
+        return _print_canary_audit(args, run_canary_audit(config, progress=progress).as_dict())
     if args.target == "code":
         search = _search(SearchSettings(), groups["search"]) if groups["search"] else None
         config = config_from_flags(CodeAuditConfig, groups["code"] | {"settings": AuditSettings().but(**groups["audit"]),
@@ -563,26 +560,32 @@ def _mechanism_canary_audit(args: argparse.Namespace, spec: object, setting: obj
                                    parameter="canaries")
     many = [name for name in groups["audit"] if name in NOT_FOR_CANARIES] + list(groups["search"]) + [
         name for name in groups["request"]]
-    if many or args.page is not None:
+    if many:
         flags = {"where": spec.first_place[1].split()[0] if spec.first_place else "--where", "neighbours":
                  "--neighbour-kind", "white_box": "--white-box", "white_box_search": "--search", "plot": "--plot"}
-        named = [flags.get(name, "--" + name.replace("_", "-")) for name in many] + (
-            ["--report"] if args.page is not None else [])
+        named = [flags.get(name, "--" + name.replace("_", "-")) for name in many]
         raise InvalidConfiguration(f"{', '.join(named)}: not for a one-run audit (--canaries), which trains each run "
                                    "once on canaries placed by --canary-placement; remove them, or audit without "
                                    "--canaries", parameter="canaries")
     slots = config_from_flags(CanarySlots, groups["canaries"])
     settings = spec.audit.but(seed=setting.seed).but(**groups["audit"])
-    result = run_mechanism_canary_audit(MechanismCanaryAudit(spec.name, setting, slots, settings),
-                                        progress=progress).as_dict()
+    audit = MechanismCanaryAudit(spec.name, setting, slots, settings)
+    return _print_canary_audit(args, run_mechanism_canary_audit(audit, progress=progress).as_dict())
+
+
+def _print_canary_audit(args: argparse.Namespace, summary: dict) -> int:
+    """Print a one-run audit's summary (and write its page with --report); returns the exit status."""
+    written = None
+    if args.page is not None:
+        from admmcheck.report.model import package_versions
+        from admmcheck.report.one_run_page import write_one_run_page
+
+        summary.update(command="admmcheck " + shlex.join(args.argv), versions=package_versions())
+        written = write_one_run_page(summary, args.page)["html"]
+    status = EXIT_CHECK_FAILED if summary["verdict"] == "violation" else EXIT_OK
     if args.json:
-        print(to_json(result))
-    else:
-        _print_canary_audit(result)
-    return EXIT_CHECK_FAILED if result["verdict"] == "violation" else EXIT_OK
-
-
-def _print_canary_audit(summary: dict) -> None:
+        print(to_json(summary))
+        return status
     best = summary["deciding_guess"]
     relation = "violation: epsilon >=" if summary["verdict"] == "violation" else "no violation found: epsilon >="
     runs = f"{summary['runs']} run{'s' if summary['runs'] > 1 else ''}"
@@ -598,6 +601,9 @@ def _print_canary_audit(summary: dict) -> None:
     print(f"  {summary['neighbour_kind']}{placed}, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
     for note in summary["notes"]:
         print(f"  note: {note}")
+    if written is not None:
+        print(f"written: {written}")
+    return status
 
 
 def _mean(values: list[float]) -> str:

@@ -237,8 +237,8 @@ class SharingCanaries(Canaries):
 
     def score(self, released: dict[int, Any], game: CanaryGame, problem: SharingProblem,
               mechanism: Any) -> np.ndarray:
-        """Σ_t [(r − ⟨e_1, x̂⟩)² − (r − ⟨c, x̂⟩)²] for each canary c of party m, r its slot's entry of D_m x̃_m^t and
-        x̂ = x̃_m^t solved from the party's known rows: (R, m)."""
+        """Σ_t [(r − ⟨e_1, x̂⟩)² − (r − ⟨c, x̂⟩)²] for each canary c of party m, with r its slot's entry of
+        D_m x̃_m^t and x̂ = x̃_m^t solved from the party's known rows: (R, m)."""
         known, m = problem.samples, len(game.points)
         scores = np.zeros((game.runs, m))
         for run in range(game.runs):

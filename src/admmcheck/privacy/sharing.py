@@ -98,7 +98,8 @@ def theorem1_noise(widths: tuple[int, ...], *, rho: float, lam: float, c1: float
     widths = tuple(positive_int("widths", w) for w in widths)
     if not widths:
         raise InvalidConfiguration("widths needs one width d_m per party, e.g. (66, 57)", parameter="widths")
-    rho, lam, c1, b1, epsilon = real("rho", rho), real("lam", lam), real("c1", c1), real("b1", b1), real("epsilon", epsilon)
+    rho, lam, c1, b1 = real("rho", rho), real("lam", lam), real("c1", c1), real("b1", b1)
+    epsilon = real("epsilon", epsilon)
     _probability("delta", delta)
     sensitivity = tuple(lemma1_sensitivity(w, len(widths), rho, lam, c1, b1) for w in widths)
     return sensitivity, tuple(theorem1_sigma(c, epsilon, delta) for c in sensitivity)
@@ -113,7 +114,8 @@ def sharing_bound(widths: tuple[int, ...], *, rho: float, lam: float, c1: float,
                   delta: float, iterations: int, delta_prime: float) -> SharingPrivacy:
     """Every figure of the paper's privacy claim for parties of ``widths`` = (d_1, …, d_M)."""
     sensitivity, sigma = theorem1_noise(widths, rho=rho, lam=lam, c1=c1, b1=b1, epsilon=epsilon, delta=delta)
-    widths, epsilon, iterations = tuple(int(w) for w in widths), real("epsilon", epsilon), positive_int("iterations", iterations)
+    widths, epsilon = tuple(int(w) for w in widths), real("epsilon", epsilon)
+    iterations = positive_int("iterations", iterations)
     _probability("delta_prime", delta_prime)
     total, delta_total = corollary1_total(epsilon, delta, iterations, delta_prime)
     pld, rdp = gaussian_composition(sigma[0] / sensitivity[0], iterations, delta_total)  # σ_m/𝐂_m is the same for all m

@@ -234,7 +234,8 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
     released = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # run R: the reference
-    return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started)
+    return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started,
+                    {"train": train})
 
 
 def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSettings,
