@@ -372,6 +372,8 @@ def test_audit_one_run_examples(tmp_path, monkeypatch, capsys):
     run_commands("audit-one-run.md", [
         (0, lambda out: out["verdict"] == "no-violation-found" and out["epsilon_lower_bound"] <= 1),
         (1, lambda text: text.startswith("violation: epsilon >= ") and float(text.split()[3]) > 1),
+        (1, lambda text: text.startswith("violation: mu >= ") and 0.2064 < float(text.split()[3]) <= 8 * 0.2064
+            and "claimed mu = 0.2064, a Gaussian-DP trade-off curve" in text),
         (1, lambda text: text.startswith("violation: epsilon >= ") and "dp-sharing's canaries at spread" in text
             and "written: one-run/audit.html" in text),
         (0, lambda out: out["verdict"] == "no-violation-found" and out["score"].startswith("exact privacy loss")

@@ -49,6 +49,31 @@ def test_too_little_noise_is_caught_from_one_run_and_enough_is_not(records, caps
     assert status == 0 and correct["verdict"] == "no-violation-found" and correct["epsilon_lower_bound"] <= 1.0
 
 
+def test_a_gaussian_dp_claim_is_tested_as_a_trade_off_curve(records, capsys):
+    """--mu: the Gaussian mechanism of scale σ at sensitivity 1 is exactly (1/σ)-GDP (Dong, Roth & Su). Claimed at
+    the μ of the noise for ε = 1, the sum with an eighth of that noise is refuted, its μ bound between the claim and
+    its own 8/σ; the sum with the claimed noise is not. The verdict is Algorithm 3's rejection of the claimed curve by
+    one of the reported guesses, recomputed here."""
+    from admmcheck.audit.one_run.bounds import gaussian_blow_up_inverse, trade_off_rejected
+    from canary_training import gaussian_scale
+
+    claimed = 1 / gaussian_scale(1.0)
+    common = ("--dataset", str(records), "--canaries", "1000", "--mu", f"{claimed!r}")
+    status, broken = _audit(capsys, "--train", f"{TRAINING}:sum_for_eight", *common)
+    assert status == 1 and broken["verdict"] == "violation" and broken["claimed_mu"] == pytest.approx(claimed)
+    assert claimed < broken["mu_lower_bound"] <= 8 / gaussian_scale(1.0)
+    assert broken["claimed_epsilon"] is None and broken["claimed_delta"] is None
+    rejects = [trade_off_rejected(gaussian_blow_up_inverse(claimed), 1000, g["guesses"], g["correct"], 1 - g["level"])
+               for g in broken["guesses"]]
+    assert any(rejects) and broken["deciding_guess"]["mu_lower_bound"] == broken["mu_lower_bound"]
+    status, correct = _audit(capsys, "--train", f"{TRAINING}:sum_for_one", *common)
+    assert status == 0 and correct["verdict"] == "no-violation-found" and correct["mu_lower_bound"] <= claimed
+    for extra, message in ((("--epsilon", "1"), "--epsilon or mu is required, one of the two"),
+                           (("--delta", "1e-5"), "--delta belongs to an (epsilon, delta) claim")):
+        assert main(["audit", "canaries", "--train", f"{TRAINING}:sum_for_one", *common, *extra]) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_report_writes_the_one_run_page_of_third_party_training(records, capsys, tmp_path):
     words = ("--train", f"{TRAINING}:sum_for_eight", "--dataset", str(records), "--canaries", "100", "--epsilon", "1",
              "--delta", "1e-5", "--report", str(tmp_path / "page"))

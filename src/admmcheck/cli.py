@@ -587,11 +587,16 @@ def _print_canary_audit(args: argparse.Namespace, summary: dict) -> int:
         print(to_json(summary))
         return status
     best = summary["deciding_guess"]
-    relation = "violation: epsilon >=" if summary["verdict"] == "violation" else "no violation found: epsilon >="
+    word = "violation" if summary["verdict"] == "violation" else "no violation found"
     runs = f"{summary['runs']} run{'s' if summary['runs'] > 1 else ''}"
-    print(f"{relation} {summary['epsilon_lower_bound']:.4f} with confidence {summary['confidence']:g} (claimed "
-          f"epsilon = {summary['claimed_epsilon']:.6g}, delta = {summary['claimed_delta']:.3g}), from {runs} of "
-          f"{summary['canaries']} canaries")
+    if summary["claimed_mu"] is None:
+        print(f"{word}: epsilon >= {summary['epsilon_lower_bound']:.4f} with confidence {summary['confidence']:g} "
+              f"(claimed epsilon = {summary['claimed_epsilon']:.6g}, delta = {summary['claimed_delta']:.3g}), from "
+              f"{runs} of {summary['canaries']} canaries")
+    else:
+        print(f"{word}: mu >= {summary['mu_lower_bound']:.4f} with confidence {summary['confidence']:g} (claimed "
+              f"mu = {summary['claimed_mu']:.6g}, a Gaussian-DP trade-off curve), from {runs} of "
+              f"{summary['canaries']} canaries")
     print(f"  deciding guess: {best['correct']} right of {best['guesses']} (the {best['guesses'] // 2} highest and "
           f"{best['guesses'] // 2} lowest of {summary['canaries_total']} scores), each guess share at level "
           f"{best['level']:.3g}")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.audit.one_run.bounds import GaussianDpClaim
 from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
 from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries, conclude, play
 from admmcheck.audit.running.sampling import Source
@@ -49,13 +50,21 @@ class CanaryAuditConfig:
                                     "canary has a slot holding it or the domain's centre", choices=CANARY_KINDS)
     epsilon: float | None = parameter(None, "the epsilon the training claims", read=parse_number)
     delta: float = parameter(0.0, "the delta the training claims", read=parse_number)
+    mu: float | None = parameter(None, "instead of --epsilon: the training claims mu-Gaussian DP (a trade-off curve, "
+                                 "Dong, Roth & Su), tested as one (Mahloujifar, Melis & Chaudhuri)", read=parse_number)
     settings: AuditSettings = field(default_factory=AuditSettings)
 
     def __post_init__(self) -> None:
         for name, form in (("train", "FILE.py:NAME or module:NAME"), ("dataset", "FILE.csv or FILE.npz"),
-                           ("canaries", "a whole number, e.g. 1000"), ("epsilon", "the claimed epsilon")):
+                           ("canaries", "a whole number, e.g. 1000")):
             if getattr(self, name) is None:
                 raise InvalidConfiguration(f"{name} is required: {form}", parameter=name)
+        if (self.epsilon is None) == (self.mu is None):
+            raise InvalidConfiguration("epsilon or mu is required, one of the two: epsilon (with delta) for an "
+                                       "(epsilon, delta) claim, mu for a Gaussian-DP claim", parameter="epsilon")
+        if self.mu is not None and self.delta != 0.0:
+            raise InvalidConfiguration("delta belongs to an (epsilon, delta) claim; a Gaussian-DP claim (mu) has none",
+                                       parameter="delta")
         if self.score is not None and self.train.partition(":")[0].endswith(".m"):
             raise InvalidConfiguration("score: a score function runs on a Python release; for MATLAB/Octave "
                                        "training use the default score (a release of the records' width)",
@@ -66,7 +75,8 @@ def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> Canar
     """Read the dataset and the domain, then run the audit (:func:`~admmcheck.audit.one_run.canaries.audit_canaries`)."""
     dataset = read_dataset(config.dataset, config.label_column)
     domain = parse_domain(config.canary_domain, dataset.features.shape[1], parameter="canary_domain")
-    return audit_canaries(config.train, dataset, config.canaries, PrivacyClaim(config.epsilon, config.delta), domain,
+    claim = PrivacyClaim(config.epsilon, config.delta) if config.mu is None else GaussianDpClaim(config.mu)
+    return audit_canaries(config.train, dataset, config.canaries, claim, domain,
                           runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
                           progress=progress)
 

@@ -120,13 +120,18 @@ def write_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     theorem = summary.get("theorem")
     if isinstance(theorem, dict) and theorem.get("theorem"):
         game.append(("claim from", theorem["theorem"]))
+    if summary.get("claimed_mu") is None:
+        bounded = "epsilon"
+        claim = f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}"
+    else:
+        bounded, claim = "mu", f"claimed mu = {_num(summary['claimed_mu'])}, a Gaussian-DP trade-off curve"
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = _num
     guesses = summary["guesses"]
     html = environment.from_string(TEMPLATE).render(
         s=summary | {"command": summary.get("command", "")}, name=name, caveat=CAVEAT, percent=percent,
-        headline=f"{word}: epsilon ≥ {_num(summary['epsilon_lower_bound'])} at {percent} % confidence",
-        claim=f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}",
+        headline=f"{word}: {bounded} ≥ {_num(summary[bounded + '_lower_bound'])} at {percent} % confidence",
+        claim=claim,
         image=image, included=included.size, excluded=excluded.size, half=half,
         image_alt=f"histograms of the scores of {included.size} included and {excluded.size} excluded canaries",
         error=_num(1 - summary["confidence"]), game=game, deciding=next(g for g in guesses if g == deciding))

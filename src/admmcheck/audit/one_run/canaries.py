@@ -29,7 +29,7 @@ import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
 from admmcheck.audit.inputs.neighbourhoods import Dataset, RecordDomain
-from admmcheck.audit.one_run.bounds import epsilon_lower_bound, gaussian_dp_lower_bound
+from admmcheck.audit.one_run.bounds import GaussianDpClaim, epsilon_lower_bound, gaussian_dp_lower_bound
 from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings
@@ -172,7 +172,7 @@ class CanaryAuditResult:
     Gaussian-DP μ bound), every guess, and the pooled scores of included and excluded canaries."""
 
     verdict: str
-    claim: PrivacyClaim
+    claim: PrivacyClaim | GaussianDpClaim
     confidence: float
     epsilon_lower_bound: float
     mu_lower_bound: float
@@ -189,11 +189,13 @@ class CanaryAuditResult:
     context: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        best = max(self.guesses, key=lambda g: g.epsilon_lower_bound)
+        bounded = "mu_lower_bound" if isinstance(self.claim, GaussianDpClaim) else "epsilon_lower_bound"
+        best = max(self.guesses, key=lambda g: getattr(g, bounded))  # the guess that decides the claim's bound
         return self.context | {
             "verdict": self.verdict, "mode": "one-run", "epsilon_lower_bound": self.epsilon_lower_bound,
-            "mu_lower_bound": self.mu_lower_bound, "claimed_epsilon": self.claim.epsilon,
-            "claimed_delta": self.claim.delta, "confidence": self.confidence, "canaries": self.canaries,
+            "mu_lower_bound": self.mu_lower_bound, "claimed_epsilon": getattr(self.claim, "epsilon", None),
+            "claimed_delta": getattr(self.claim, "delta", None), "claimed_mu": getattr(self.claim, "mu", None),
+            "confidence": self.confidence, "canaries": self.canaries,
             "runs": self.runs, "canaries_total": len(self.scores), "neighbour_kind": self.kind, "score": self.score,
             "deciding_guess": best.__dict__, "guesses": [guess.__dict__ for guess in self.guesses],
             "scores": {"included": self.scores[self.included].tolist(),
@@ -202,8 +204,10 @@ class CanaryAuditResult:
         }
 
 
-def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim, confidence: float) -> list[Guess]:
-    """The guesses of every share of :data:`GUESS_SHARES` and their bounds, each at (1 − confidence)/K."""
+def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim | GaussianDpClaim,
+          confidence: float) -> list[Guess]:
+    """The guesses of every share of :data:`GUESS_SHARES` and their bounds, each at (1 − confidence)/K (the ε bound
+    at the claim's δ; at δ = 0 for a Gaussian-DP claim)."""
     total = len(scores)
     order = np.argsort(scores, kind="stable")  # ties by canary index: the same scores, the same guesses
     level = (1 - confidence) / len(GUESS_SHARES)
@@ -213,17 +217,18 @@ def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim, confide
         k = min(k, total // 2)
         high, low = order[total - k:], order[:k]
         correct = int(included[high].sum() + (~included[low]).sum())
-        epsilon = epsilon_lower_bound(2 * k, correct, 1 - level, claim.delta, canaries=total)
+        epsilon = epsilon_lower_bound(2 * k, correct, 1 - level, getattr(claim, "delta", 0.0), canaries=total)
         mu = gaussian_dp_lower_bound(total, 2 * k, correct, 1 - level)
         found.append(Guess(share, 2 * k, correct, level, epsilon, mu))
     return found
 
 
-def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim, domain: RecordDomain, *,
+def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim | GaussianDpClaim,
+                   domain: RecordDomain, *,
                    runs: int = 1, score: str | None = None, kind: str = "add-remove",
                    settings: AuditSettings | None = None, progress: bool = False) -> CanaryAuditResult:
     """Audit ``train`` (FILE.py:NAME or module:NAME, called as every mechanism is: ``train(data, rng)``, or with the
-    data alone, ...) against ``claim`` from ``runs`` runs with ``canaries`` canaries each (:mod:`this module's
+    data alone, ...) against ``claim`` (ε, δ), or a Gaussian-DP trade-off curve, from ``runs`` runs with ``canaries`` canaries each (:mod:`this module's
     <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
     limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score); ``progress``
     shows a bar over the runs (stderr)."""
@@ -250,18 +255,25 @@ def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSetti
         return {task.pair: block for task, block in done}
 
 
-def conclude(scores: np.ndarray, game: CanaryGame, claim: PrivacyClaim, settings: AuditSettings, score: str,
-             started: float, context: dict[str, object] | None = None) -> CanaryAuditResult:
+def conclude(scores: np.ndarray, game: CanaryGame, claim: PrivacyClaim | GaussianDpClaim, settings: AuditSettings,
+             score: str, started: float, context: dict[str, object] | None = None) -> CanaryAuditResult:
     """The verdict from the (R, m) ``scores`` of ``game``'s canaries: every guess of :func:`guess`, the largest bounds,
-    and the note on the ceiling m canaries put on any bound."""
+    and the note on the ceiling m canaries put on any bound. An (ε, δ) claim is refuted where a guess's ε bound
+    exceeds ε; a Gaussian-DP claim where a guess rejects its trade-off curve at the guess's level."""
     found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
     epsilon = max(g.epsilon_lower_bound for g in found)
     mu = max(g.mu_lower_bound for g in found)
     total = scores.size
-    ceiling = epsilon_lower_bound(total, total, 1 - found[-1].level, claim.delta, canaries=total)
-    notes = [f"a one-run bound cannot exceed what {total} canaries allow: every guess right would give {ceiling:.3g}; "
-             "a larger epsilon is refuted only by an audit of more canaries or of many runs"]
-    return CanaryAuditResult("violation" if epsilon > claim.epsilon else "no-violation-found", claim,
+    level = 1 - found[-1].level
+    if isinstance(claim, GaussianDpClaim):
+        refuted = any(claim.refuted(total, g.guesses, g.correct, 1 - g.level) for g in found)
+        bounded, ceiling = "mu", gaussian_dp_lower_bound(total, total, total, level)
+    else:
+        refuted = epsilon > claim.epsilon
+        bounded, ceiling = "epsilon", epsilon_lower_bound(total, total, level, claim.delta, canaries=total)
+    notes = [f"a one-run bound cannot exceed what {total} canaries allow: every guess right would give {bounded} >= "
+             f"{ceiling:.3g}; a larger {bounded} is refuted only by an audit of more canaries or of many runs"]
+    return CanaryAuditResult("violation" if refuted else "no-violation-found", claim,
                              settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(),
                              len(game.points), game.runs, game.kind, score, settings.seed, time.monotonic() - started,
                              notes, context or {})
