@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
-from admmcheck.audit.one_run.bounds import GaussianDpClaim
 from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
+from admmcheck.audit.one_run.bounds import GaussianDpClaim
 from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries, conclude, play
 from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import AuditSettings

@@ -9,9 +9,11 @@ sharing paper (Definition 2, one sample's row of one party) state their claims f
 (B_i) are the same in every run: the claim is the theorem's on the problem with its slots.
 
 * :class:`ConsensusCanaries`: a canary is a record (x, y), x a uniform direction on the unit sphere (Assumption
-  ‖x‖ ≤ 1), y = ±1; an empty slot holds (0, y). It is scored by how much more its node's broadcasts, summed over
-  t = 0..T, align with y·x than the broadcasts of a reference run without any canary do: a record pulls its node's
-  f_i toward y·x (the logistic loss's gradient is −L′ y x).
+  ‖x‖ ≤ 1), y = ±1; an empty slot holds (0, y). Where the mechanism has a white box, a canary is scored by its exact
+  privacy loss, ln p(o | its slot holds it) − ln p(o | every slot holds its default), from the transcript's KKT
+  conditions; otherwise by how much more its node's broadcasts, summed over t = 0..T, align with y·x than those of
+  a reference run without any canary (a record pulls its node's f_i toward y·x: the logistic loss's gradient is
+  −L′ y x).
 * :class:`SharingCanaries`: a canary is a unit row of one party's block D_m (Assumption 2.3), with a label; an
   empty slot holds e_1, and the other parties' rows of the slot hold their e_1 in every run. The server sees
   D_m x̃_m^t; the known rows give x̃_m^t (least squares, exact: the noise is inside x̃), and the score is how much
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair, PairSequence
-from admmcheck.audit.one_run.canaries import CanaryGame
+from admmcheck.audit.one_run.canaries import GAME_KEY, CanaryGame
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.sharing import SharingProblem
@@ -104,9 +106,6 @@ class Canaries:
     def base(self, spec: Any, setting: Any) -> Any:
         raise NotImplementedError
 
-    def owners(self, problem: Any) -> int:
-        raise NotImplementedError
-
     def draw(self, problem: Any, canaries: int, runs: int, placement: Placement, seed: int) -> CanaryGame:
         raise NotImplementedError
 
@@ -120,8 +119,7 @@ class Canaries:
         raise NotImplementedError
 
     def _rng(self, seed: int) -> np.random.Generator:
-        from admmcheck.audit.one_run.canaries import GAME_KEY
-
+        """The game's generator under the audit's seed (apart from every sample's, as for third-party training)."""
         return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(GAME_KEY,)))
 
 
@@ -143,9 +141,6 @@ class ConsensusCanaries(Canaries):
 
     def base(self, spec: Any, setting: Any) -> ConsensusProblem:
         return setting.built[0]
-
-    def owners(self, problem: ConsensusProblem) -> int:
-        return problem.nodes
 
     def draw(self, problem: ConsensusProblem, canaries: int, runs: int, placement: Placement,
              seed: int) -> CanaryGame:
@@ -201,9 +196,6 @@ class SharingCanaries(Canaries):
 
     def base(self, spec: Any, setting: Any) -> SharingProblem:
         return spec.auditable(spec, setting).problem
-
-    def owners(self, problem: SharingProblem) -> int:
-        return problem.parties
 
     def draw(self, problem: SharingProblem, canaries: int, runs: int, placement: Placement,
              seed: int) -> CanaryGame:

@@ -224,12 +224,11 @@ def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim | Gaussi
 
 
 def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim | GaussianDpClaim,
-                   domain: RecordDomain, *,
-                   runs: int = 1, score: str | None = None, kind: str = "add-remove",
+                   domain: RecordDomain, *, runs: int = 1, score: str | None = None, kind: str = "add-remove",
                    settings: AuditSettings | None = None, progress: bool = False) -> CanaryAuditResult:
     """Audit ``train`` (FILE.py:NAME or module:NAME, called as every mechanism is: ``train(data, rng)``, or with the
-    data alone, ...) against ``claim`` (ε, δ), or a Gaussian-DP trade-off curve, from ``runs`` runs with ``canaries`` canaries each (:mod:`this module's
-    <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
+    data alone, ...) against ``claim``, an (ε, δ) claim or a Gaussian-DP trade-off curve, from ``runs`` runs with
+    ``canaries`` canaries each (:mod:`this module's <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
     limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score); ``progress``
     shows a bar over the runs (stderr)."""
     settings = settings or AuditSettings()
