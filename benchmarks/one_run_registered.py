@@ -4,11 +4,12 @@ against the fixed-n audit of the same claim.
 * DP ADMM sharing as published (ε = ∞: its noise lives in col(D_m)), the audit setting (2 parties, 40 rows, T = 2);
 * PP with α 100 times its setting's (noise 100 times too small: the Gamma-norm noise has scale 1/α) against the
   claim β of its setting's α, a variant registered in this process (``pp-quiet``), and PP itself; the audit setting
-  (3 nodes on a ring, 10 records each, d = 2, T = 5).
+  (3 nodes on a ring, 10 records each, d = 2, T = 5), and a wide one (100 nodes on a ring, 10 records each, d = 10,
+  T = 5), where each node holds 10 of the 1,000 canaries and its broadcasts have 60 numbers to show them in.
 
 For each: one run of 1,000 canaries (``spread`` over the nodes or parties), 50 pooled runs of 20 canaries (1,000 in
-all), and the fixed-n audit of the first record's replace-one pair at the mechanism's registered samples; the ε
-bound, the Gaussian-DP μ bound, the training calls and the wall time. 95 %, 2 workers, seed 0.
+all; audit setting only), and the fixed-n audit of the first record's replace-one pair at the mechanism's registered
+samples; the ε bound, the Gaussian-DP μ bound, the training calls and the wall time. 95 %, 2 workers, seed 0.
 
     python benchmarks/one_run_registered.py [--out benchmarks/results]
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
 from admmcheck.commands.canary_audit import CanarySlots, MechanismCanaryAudit, run_mechanism_canary_audit
 from admmcheck.mechanisms.registry import REGISTRY, register
+from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
@@ -39,26 +41,34 @@ def register_quiet() -> None:
              replace=True)
 
 
-def one_run(name: str, canaries: int, runs: int) -> dict:
+def wide(setting: ConsensusSetting) -> ConsensusSetting:
+    """100 nodes of 10 records in d = 10: 10 of 1,000 spread canaries a node."""
+    return replace(setting, nodes=100, samples=1000, dim=10)
+
+
+def one_run(name: str, canaries: int, runs: int, setting: object = None) -> dict:
     spec = REGISTRY.mechanism(name)
-    setting = spec.setting_type.DEFAULTS["audit"]
+    setting = setting or spec.setting_type.DEFAULTS["audit"]
     started = time.monotonic()
     result = run_mechanism_canary_audit(MechanismCanaryAudit(
         name, setting, CanarySlots(canaries, runs, "spread"), spec.audit.but(seed=0, workers=2)))
     calls = runs + spec.canaries.reference_run(spec.auditable(spec, setting).mechanism)
-    return {"audit": f"one-run, {runs} run{'s' if runs > 1 else ''} of {canaries} canaries (spread)",
+    where = "" if setting == spec.setting_type.DEFAULTS["audit"] else ", wide setting"
+    return {"audit": f"one-run, {runs} run{'s' if runs > 1 else ''} of {canaries} canaries (spread{where})",
             "verdict": result.verdict, "epsilon_lower_bound": result.epsilon_lower_bound,
             "claimed_epsilon": result.claim.epsilon, "mu_lower_bound": result.mu_lower_bound,
             "training_calls": calls, "wall_time_s": time.monotonic() - started}
 
 
-def fixed_n(name: str) -> dict:
+def fixed_n(name: str, setting: object = None) -> dict:
     spec = REGISTRY.mechanism(name)
     started = time.monotonic()
-    found = run_mechanism_audit(MechanismAudit(name, where=spec.first_place[0],
+    found = run_mechanism_audit(MechanismAudit(name, setting, where=spec.first_place[0],
                                                settings=spec.audit.but(seed=0, workers=2)))
     samples = found.result.samples
-    return {"audit": f"fixed-n, {samples} samples per side ({spec.first_place[1]})", "verdict": found.result.verdict,
+    where = "" if setting is None else ", wide setting"
+    return {"audit": f"fixed-n, {samples} samples per side ({spec.first_place[1]}{where})",
+            "verdict": found.result.verdict,
             "epsilon_lower_bound": found.result.epsilon_lower_bound, "claimed_epsilon": found.audited.epsilon,
             "mu_lower_bound": None, "training_calls": 2 * samples, "wall_time_s": time.monotonic() - started}
 
@@ -72,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     table = {}
     for name in ("dp-sharing", "pp-quiet", "pp"):
         table[name] = [one_run(name, CANARIES, 1), one_run(name, CANARIES // 50, 50), fixed_n(name)]
+        if name != "dp-sharing":
+            setting = wide(ConsensusSetting.DEFAULTS["audit"])
+            table[name] += [one_run(name, CANARIES, 1, setting), fixed_n(name, setting)]
         for row in table[name]:
             print(name, row, file=sys.stderr)
     document = {"confidence": 0.95, "workers": 2, "seed": 0, "quiet_factor": QUIET, "results": table}

@@ -117,3 +117,25 @@ def test_report_writes_the_one_run_page_with_the_scores_the_guesses_and_the_comm
     included, excluded = len(stored["scores"]["included"]), len(stored["scores"]["excluded"])
     assert f"{included} canaries included, {excluded} excluded" in html
     assert (folder / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and html.count("data:image/png;base64,") == 1
+
+
+def test_pp_with_a_hundredth_of_its_noise_is_caught_from_one_run_where_each_node_holds_few_canaries():
+    """PP run with 100 times its alpha (noise 100 times too small), claiming PP's beta: one run of 1,000 canaries
+    spread over 100 nodes of 10 records in d = 10 (10 canaries a node) refutes the claim recomputed here from (26) on
+    B_i = 20, where the audit setting's 3 nodes could not (benchmarks/results/one_run_registered.md)."""
+    from dataclasses import replace
+
+    from admmcheck.commands.canary_audit import CanarySlots, MechanismCanaryAudit, run_mechanism_canary_audit
+    from admmcheck.mechanisms.registry import register
+
+    pp = REGISTRY.mechanism("pp")
+    register(replace(pp, name="pp-quiet", arguments=lambda s: pp.arguments(s) | {"alpha": 100 * pp.arguments(s)["alpha"]}))
+    try:
+        wide = replace(AUDIT, nodes=100, samples=1000, dim=10)
+        result = run_mechanism_canary_audit(MechanismCanaryAudit("pp-quiet", wide, CanarySlots(1000, 1, "spread"),
+                                                                 pp.audit.but(seed=0, workers=2)))
+    finally:
+        REGISTRY.unregister("pp-quiet")
+    assert result.claim.epsilon == pytest.approx(5 * (1.4 * 0.25 + 5) / (1 * 2 * 20), rel=1e-12)
+    assert result.verdict == "violation" and result.epsilon_lower_bound > result.claim.epsilon
+    assert result.runs == 1 and result.as_dict()["canaries_total"] == 1000
