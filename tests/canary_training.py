@@ -51,3 +51,10 @@ def exact_gaussian_sum(data, rng):
     """Noise of scale 1 at sensitivity 1: exactly (1, delta(1))-DP for the delta of the exact Gaussian curve
     (properties/test_one_run_calibration.py)."""
     return data.sum(axis=0) + rng.normal(scale=1.0, size=data.shape[1])
+
+
+def node_sum_for_eight(data, rng):
+    """Records whose first column is their node (0, 1 or 2): the sum of the other columns, noise for epsilon = 8."""
+    if not set(np.unique(data[:, 0])) <= {0.0, 1.0, 2.0}:
+        raise ValueError(f"a record's node is not 0, 1 or 2: {sorted(set(np.unique(data[:, 0])))}")
+    return data[:, 1:].sum(axis=0) + rng.normal(scale=gaussian_scale(8.0), size=data.shape[1] - 1)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from admmcheck.audit.inputs.contract import PrivacyClaim
-from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, Dataset, parse_domain
-from admmcheck.audit.one_run.canaries import GUESS_SHARES, CanaryRuns, audit_canaries, draw_game
+from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, Dataset, parse_domain, read_dataset
+from admmcheck.audit.one_run.canaries import GUESS_SHARES, CanaryRuns, Placement, audit_canaries, draw_game
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration, MechanismError
@@ -72,6 +72,28 @@ def test_a_gaussian_dp_claim_is_tested_as_a_trade_off_curve(records, capsys):
                            (("--delta", "1e-5"), "--delta belongs to an (epsilon, delta) claim")):
         assert main(["audit", "canaries", "--train", f"{TRAINING}:sum_for_one", *common, *extra]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_node_column_places_the_canaries_at_the_nodes_the_placement_names(capsys, tmp_path):
+    """--node-column: each canary's record gets its node in that column (node:1: all at node 1; spread: nodes 0, 1,
+    2 in turn) and is drawn in the other columns; the training, which splits by the column, refuses any other id."""
+    rng = np.random.default_rng(1)
+    rows = rng.normal(size=(60, WIDTH))
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    path = tmp_path / "nodes.csv"
+    table = np.column_stack([np.repeat([0.0, 1.0, 2.0], 20), rows])
+    np.savetxt(path, table, delimiter=",", header=",".join(["node"] + [f"x{j}" for j in range(WIDTH)]), comments="")
+    dataset = read_dataset(path)
+    game = draw_game(dataset, parse_domain("unit-ball", WIDTH), 7, 1, "add-remove", 0, (0, Placement.parse("spread")))
+    added = CanaryRuns(dataset, game).records(0)[60:]
+    assert list(added[:, 0]) == [float(n) for n in np.arange(7)[game.included[0]] % 3]
+    assert np.allclose(np.linalg.norm(added[:, 1:], axis=1), 1.0)
+    status, out = _audit(capsys, "--train", f"{TRAINING}:node_sum_for_eight", "--dataset", str(path), "--canaries",
+                         "500", "--node-column", "node", "--canary-placement", "node:1", "--epsilon", "1", "--delta",
+                         "1e-5")
+    assert status == 1 and out["verdict"] == "violation" and out["placement"] == "node:1"
+    game = draw_game(dataset, parse_domain("unit-ball", WIDTH), 500, 1, "add-remove", 0, (0, Placement.parse("node:1")))
+    assert set(CanaryRuns(dataset, game).records(0)[60:, 0]) == {1.0}
 
 
 def test_report_writes_the_one_run_page_of_third_party_training(records, capsys, tmp_path):

@@ -602,7 +602,10 @@ def _print_canary_audit(args: argparse.Namespace, summary: dict) -> int:
           f"{best['level']:.3g}")
     print(f"  Gaussian DP: mu >= {summary['mu_lower_bound']:.4f}; scores ({summary['score']}): included mean "
           f"{_mean(summary['scores']['included'])}, excluded mean {_mean(summary['scores']['excluded'])}")
-    placed = f", {summary['mechanism']}'s canaries at {summary['placement']}" if "placement" in summary else ""
+    placed = ""
+    if "placement" in summary:  # a registered mechanism's slots, or a dataset's node column
+        whose = f"{summary['mechanism']}'s canaries" if "mechanism" in summary else "canaries at the records' nodes:"
+        placed = f", {whose} at {summary['placement']}" if "mechanism" in summary else f", {whose} {summary['placement']}"
     print(f"  {summary['neighbour_kind']}{placed}, seed {summary['seed']}, {summary['wall_time_s']:.1f} s")
     for note in summary["notes"]:
         print(f"  note: {note}")

@@ -14,7 +14,8 @@ import numpy as np
 from admmcheck.audit.inputs.contract import PrivacyClaim
 from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
 from admmcheck.audit.one_run.bounds import GaussianDpClaim
-from admmcheck.audit.one_run.canaries import CANARY_KINDS, CanaryAuditResult, audit_canaries, conclude, play
+from admmcheck.audit.one_run.canaries import (CANARY_KINDS, CanaryAuditResult, Placement, audit_canaries, conclude,
+                                              play)
 from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.errors import InvalidConfiguration
@@ -38,6 +39,11 @@ class CanaryAuditConfig:
     dataset: str | None = parameter(None, "the records the training gets besides the canaries: FILE.csv (numbers; a "
                                     "header line of names allowed) or FILE.npz (X, and y for labels)")
     label_column: str | None = parameter(None, "the CSV column (by its header name) holding the labels")
+    node_column: str | None = parameter(None, "the CSV column (by its header name) holding each record's node, for "
+                                        "training that splits the records among nodes by it: a canary's record "
+                                        "gets the node --canary-placement gives it")
+    canary_placement: str | None = parameter(None, "with --node-column: node:I (every canary at the node of id I) "
+                                             "or spread (every node in turn; the default)")
     canaries: int | None = parameter(None, "canaries per run, each included with probability 1/2", read=int)
     runs: int = parameter(1, "training runs (their canaries' guesses are pooled)", read=int)
     score: str | None = parameter(None, "FILE.py:NAME: score(release, canary) -> a number, higher for a canary more "
@@ -62,6 +68,11 @@ class CanaryAuditConfig:
         if (self.epsilon is None) == (self.mu is None):
             raise InvalidConfiguration("epsilon or mu is required, one of the two: epsilon (with delta) for an "
                                        "(epsilon, delta) claim, mu for a Gaussian-DP claim", parameter="epsilon")
+        if self.canary_placement is not None and self.node_column is None:
+            raise InvalidConfiguration("canary_placement needs node_column (--node-column), the CSV column naming "
+                                       "each record's node (the training's own split of the records is unknown "
+                                       "otherwise)",
+                                       parameter="canary_placement")
         if self.mu is not None and self.delta != 0.0:
             raise InvalidConfiguration("delta belongs to an (epsilon, delta) claim; a Gaussian-DP claim (mu) has none",
                                        parameter="delta")
@@ -74,11 +85,20 @@ class CanaryAuditConfig:
 def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> CanaryAuditResult:
     """Read the dataset and the domain, then run the audit (:func:`~admmcheck.audit.one_run.canaries.audit_canaries`)."""
     dataset = read_dataset(config.dataset, config.label_column)
-    domain = parse_domain(config.canary_domain, dataset.features.shape[1], parameter="canary_domain")
+    nodes = None
+    if config.node_column is not None:
+        names = dataset.names or ()
+        if config.node_column not in names:
+            raise InvalidConfiguration(f"{config.dataset} has no column named {config.node_column!r} besides the "
+                                       "labels; give --node-column the header name of a CSV dataset's node column",
+                                       parameter="node_column")
+        nodes = (names.index(config.node_column), Placement.parse(config.canary_placement or "spread"))
+    width = dataset.features.shape[1] - (nodes is not None)  # the canaries are drawn in the other columns
+    domain = parse_domain(config.canary_domain, width, parameter="canary_domain")
     claim = PrivacyClaim(config.epsilon, config.delta) if config.mu is None else GaussianDpClaim(config.mu)
     return audit_canaries(config.train, dataset, config.canaries, claim, domain,
                           runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
-                          progress=progress)
+                          progress=progress, nodes=nodes)
 
 
 @dataclass(frozen=True)
@@ -115,7 +135,7 @@ def run_mechanism_canary_audit(config: MechanismCanaryAudit, progress: bool = Fa
     """Draw the canaries and each run's inclusions from the seed, train every run (and, where the spec's score reads
     one, a reference run whose slots all hold their default) in isolated workers, score, guess and bound
     (:func:`~admmcheck.audit.one_run.canaries.conclude`)."""
-    from admmcheck.mechanisms.canaries import Placement, SlotRuns
+    from admmcheck.mechanisms.canaries import SlotRuns
     from admmcheck.mechanisms.registry import REGISTRY
 
     spec = REGISTRY.mechanism(config.name)

@@ -24,50 +24,15 @@ DPSDA's records are its rounds, whose number is its horizon T, which its claim T
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair, PairSequence
-from admmcheck.audit.one_run.canaries import GAME_KEY, CanaryGame
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.audit.one_run.canaries import GAME_KEY, CanaryGame, Placement
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.sharing import SharingProblem
 from admmcheck.validation import positive_int
-
-PLACEMENT_FORMS = "node:I (every canary in the records of node or party I) or spread (dealt out in turn)"
-
-
-@dataclass(frozen=True)
-class Placement:
-    """Where the slots go: all at owner ``owner``, or dealt out in turn (``owner`` None: ``spread``)."""
-
-    owner: int | None = 0
-
-    @classmethod
-    def parse(cls, text: str) -> "Placement":
-        """``node:I`` or ``spread``."""
-        word, colon, number = text.strip().partition(":")
-        if text.strip() == "spread":
-            return cls(None)
-        if word == "node" and colon and number.strip().isdigit():
-            return cls(int(number))
-        raise InvalidConfiguration(f"--canary-placement {text!r}: write {PLACEMENT_FORMS}",
-                                   parameter="canary_placement")
-
-    def owners(self, canaries: int, count: int, word: str) -> np.ndarray:
-        """The owner of each of ``canaries`` slots among ``count`` nodes or parties (``word``)."""
-        if self.owner is None:
-            return np.arange(canaries) % count
-        if not 0 <= self.owner < count:
-            raise InvalidConfiguration(f"--canary-placement node:{self.owner}: there are {count} {word}s, "
-                                       f"0..{count - 1}", parameter="canary_placement")
-        return np.full(canaries, self.owner)
-
-    def __str__(self) -> str:
-        return "spread" if self.owner is None else f"node:{self.owner}"
-
 
 class SlotRuns(PairSequence):
     """The problems of the runs, built in the workers: pair r < R is run r's problem (on both sides: one call on side 0

@@ -44,11 +44,45 @@ CANARY_KINDS = ("add-remove", "replace-one")
 GAME_KEY = 54
 
 
+PLACEMENT_FORMS = "node:I (every canary in the records of node or party I) or spread (dealt out in turn)"
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where the slots go: all at owner ``owner``, or dealt out in turn (``owner`` None: ``spread``)."""
+
+    owner: int | None = 0
+
+    @classmethod
+    def parse(cls, text: str) -> "Placement":
+        """``node:I`` or ``spread``."""
+        word, colon, number = text.strip().partition(":")
+        if text.strip() == "spread":
+            return cls(None)
+        if word == "node" and colon and number.strip().isdigit():
+            return cls(int(number))
+        raise InvalidConfiguration(f"--canary-placement {text!r}: write {PLACEMENT_FORMS}",
+                                   parameter="canary_placement")
+
+    def owners(self, canaries: int, count: int, word: str) -> np.ndarray:
+        """The owner of each of ``canaries`` slots among ``count`` nodes or parties (``word``)."""
+        if self.owner is None:
+            return np.arange(canaries) % count
+        if not 0 <= self.owner < count:
+            raise InvalidConfiguration(f"--canary-placement node:{self.owner}: there are {count} {word}s, "
+                                       f"0..{count - 1}", parameter="canary_placement")
+        return np.full(canaries, self.owner)
+
+    def __str__(self) -> str:
+        return "spread" if self.owner is None else f"node:{self.owner}"
+
+
 @dataclass(frozen=True, eq=False)
 class CanaryGame:
     """The canaries (``points`` (m, w), with ``labels`` for labelled records) and who is in: ``included`` (R, m);
     ``default`` is the record an empty slot holds (replace-one; None for add-remove); ``owners`` the node or party
-    whose records hold each canary's slot, where the records are a registered mechanism's (None: one dataset)."""
+    whose records hold each canary (None: the records have no owner); ``node_column`` the column of a dataset's records
+    that holds their node's id, which a canary's record gets from ``owners`` (None: no such column)."""
 
     points: np.ndarray
     labels: np.ndarray | None
@@ -56,6 +90,14 @@ class CanaryGame:
     kind: str
     default: np.ndarray | None = None
     owners: np.ndarray | None = None
+    node_column: int | None = None
+
+    def records(self, rows: np.ndarray, canaries: np.ndarray) -> np.ndarray:
+        """``rows`` (the points, or defaults, of the canaries selected by the mask ``canaries``) as the dataset's
+        records: with their node's id in its node column, where it has one."""
+        if self.node_column is None:
+            return rows
+        return np.insert(rows, self.node_column, self.owners[canaries], axis=1)
 
     @property
     def runs(self) -> int:
@@ -83,18 +125,34 @@ def centre(domain: RecordDomain, width: int) -> np.ndarray:
     return np.asarray(domain.points, dtype=np.float64).mean(axis=0)
 
 
-def draw_game(dataset: Dataset, domain: RecordDomain, canaries: int, runs: int, kind: str, seed: int) -> CanaryGame:
-    """The canaries and each run's inclusions, from ``seed`` alone (the same seed, the same game)."""
+def draw_game(dataset: Dataset, domain: RecordDomain, canaries: int, runs: int, kind: str, seed: int,
+              nodes: tuple[int, Placement] | None = None) -> CanaryGame:
+    """The canaries and each run's inclusions, from ``seed`` alone (the same seed, the same game). ``nodes``: the
+    column of the records holding their node's id, and where the canaries go among the ids it holds (``node:I``: the
+    node of id I; ``spread``: every id in turn, in increasing order); the canaries are drawn in the other columns."""
     m, runs = positive_int("canaries", canaries), positive_int("runs", runs)
     one_of("neighbour kind", kind, CANARY_KINDS)
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(GAME_KEY,)))
-    width = dataset.features.shape[1]
+    width = dataset.features.shape[1] - (nodes is not None)
     points = draw_canaries(domain, m, width, rng)
     labels = None
     if dataset.labels is not None:  # a canary's label: one of the dataset's, uniformly
         labels = rng.choice(np.unique(dataset.labels), size=m)
     included = rng.random((runs, m)) < 0.5
-    return CanaryGame(points, labels, included, kind, centre(domain, width) if kind == "replace-one" else None)
+    owners, column = None, None
+    if nodes is not None:
+        column, placement = nodes
+        ids = np.unique(dataset.features[:, column])
+        if placement.owner is None:
+            owners = ids[np.arange(m) % len(ids)]
+        elif placement.owner in ids:
+            owners = np.full(m, float(placement.owner))
+        else:
+            raise InvalidConfiguration(f"--canary-placement node:{placement.owner}: no record's node is "
+                                       f"{placement.owner}; the records' nodes are {', '.join(f'{i:g}' for i in ids)}",
+                                       parameter="canary_placement")
+    return CanaryGame(points, labels, included, kind, centre(domain, width) if kind == "replace-one" else None,
+                      owners, column)
 
 
 class CanaryRuns(PairSequence):
@@ -120,9 +178,9 @@ class CanaryRuns(PairSequence):
         else:
             keep = game.included[run]
         if game.kind == "add-remove":
-            rows, labels = game.points[keep], None if game.labels is None else game.labels[keep]
+            rows, labels = game.records(game.points[keep], keep), None if game.labels is None else game.labels[keep]
         else:
-            rows = np.where(keep[:, None], game.points, game.default)
+            rows = game.records(np.where(keep[:, None], game.points, game.default), np.ones(m, dtype=bool))
             labels = None if game.labels is None else game.labels  # a slot keeps its label either way
         features = np.vstack([base.features, rows])
         return base.data(features, None if labels is None else np.concatenate([base.labels, labels]))
@@ -225,21 +283,24 @@ def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim | Gaussi
 
 def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim | GaussianDpClaim,
                    domain: RecordDomain, *, runs: int = 1, score: str | None = None, kind: str = "add-remove",
-                   settings: AuditSettings | None = None, progress: bool = False) -> CanaryAuditResult:
+                   settings: AuditSettings | None = None, progress: bool = False,
+                   nodes: tuple[int, Placement] | None = None) -> CanaryAuditResult:
     """Audit ``train`` (FILE.py:NAME or module:NAME, called as every mechanism is: ``train(data, rng)``, or with the
     data alone, ...) against ``claim``, an (ε, δ) claim or a Gaussian-DP trade-off curve, from ``runs`` runs with
     ``canaries`` canaries each (:mod:`this module's <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
     limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score); ``progress``
-    shows a bar over the runs (stderr)."""
+    shows a bar over the runs (stderr); ``nodes`` puts the canaries among the records' nodes (:func:`draw_game`)."""
     settings = settings or AuditSettings()
     started = time.monotonic()
-    game = draw_game(dataset, domain, canaries, runs, kind, settings.seed)
-    records = list(game.points) if game.labels is None else list(zip(game.points, game.labels))
+    game = draw_game(dataset, domain, canaries, runs, kind, settings.seed, nodes)
+    points = game.records(game.points, np.ones(len(game.points), dtype=bool))  # as the training sees them
+    records = list(points) if game.labels is None else list(zip(points, game.labels))
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
     released = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # run R: the reference
+    context = {"train": train} | ({} if nodes is None else {"placement": str(nodes[1])})
     return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started,
-                    {"train": train})
+                    context)
 
 
 def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSettings,
