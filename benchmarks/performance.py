@@ -46,7 +46,8 @@ from admmcheck.networks import ring
 from admmcheck.noise import gamma_noise_table
 from admmcheck.oracle import centralized_optimum
 from admmcheck.output import output_folder, to_json, write_text_atomic
-from admmcheck.parallel import concatenate_runs, default_workers, run_blocks
+from admmcheck.audit.running.limits import available_cores
+from admmcheck.parallel import concatenate_runs, run_blocks
 from admmcheck.runs import initial_state, trial_seeds
 from admmcheck.schedules import GeometricSchedule, schedule_table
 
@@ -131,7 +132,7 @@ def section_a(trials: int, loop_trials: int, repeats: int) -> dict:
                                          float(np.abs(batched.primal[:loop_trials] - loop).max()),
                                      "speedup_batched_one_process":
                                          out["batched_one_process"]["transcripts_per_s"] / rate}
-    workers = default_workers()
+    workers = available_cores()
     many_times = []
     for _ in range(repeats):
         started = time.perf_counter()
@@ -278,7 +279,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = output_folder(args.out, "--out")
     result: dict = {"machine": {"python": platform.python_version(), "numpy": np.__version__,
-                                "cpus": default_workers()}}
+                                "cpus": available_cores()}}
     sections = set(args.sections.split(","))
     if "a" in sections:
         result["a"] = section_a(args.pp_trials, args.loop_trials, args.repeats)

@@ -21,17 +21,11 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
+from admmcheck.audit.running.limits import available_cores
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.runs import Run, as_seed_sequences
 
 DEFAULT_BLOCK = 1000  # trials per block: measured fastest for N=5, d=5, B_i=50 (500-1000)
-
-
-def default_workers() -> int:
-    """Every core this process may use (:func:`~admmcheck.audit.running.limits.available_cores`)."""
-    from admmcheck.audit.running.limits import available_cores
-
-    return available_cores()
 
 
 def _run_block(run: Callable[..., Run], problem, network, seeds, options) -> Run:
@@ -48,7 +42,7 @@ def run_blocks(run: Callable[..., Run], problem, network, *, seeds, block: int =
     sequences = as_seed_sequences(seeds)
     if not isinstance(block, (int, np.integer)) or block < 1:
         raise InvalidConfiguration(f"block must be a positive number of trials, got {block!r}")
-    workers = default_workers() if workers is None else workers
+    workers = available_cores() if workers is None else workers
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise InvalidConfiguration(f"workers must be a positive integer, got {workers!r}")
     chunks = [sequences[k:k + block] for k in range(0, len(sequences), block)]

@@ -114,7 +114,7 @@ def sharing_bound(widths: tuple[int, ...], *, rho: float, lam: float, c1: float,
                   delta: float, iterations: int, delta_prime: float) -> SharingPrivacy:
     """Every figure of the paper's privacy claim for parties of ``widths`` = (d_1, …, d_M)."""
     sensitivity, sigma = theorem1_noise(widths, rho=rho, lam=lam, c1=c1, b1=b1, epsilon=epsilon, delta=delta)
-    widths, epsilon = tuple(int(w) for w in widths), real("epsilon", epsilon)
+    widths, epsilon = tuple(int(w) for w in widths), float(epsilon)  # validated by theorem1_noise
     iterations = positive_int("iterations", iterations)
     _probability("delta_prime", delta_prime)
     total, delta_total = corollary1_total(epsilon, delta, iterations, delta_prime)

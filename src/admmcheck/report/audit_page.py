@@ -22,11 +22,7 @@ from admmcheck.output import output_folder, to_json, write_atomic, write_text_at
 
 LAYOUT_ROWS = 20  # output_layout entries shown on the page (all of them are in audit.json)
 
-TEMPLATE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>admmcheck audit: {{ s.mechanism }}</title>
-<style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
-h1 { margin-bottom: 0.3em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+PAGE_STYLE = """body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
 table { border-collapse: collapse; font-size: 0.92em; margin: 0.6em 0; }
 th, td { border: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -34,12 +30,18 @@ th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: ta
 .verdict.violation { background: #f8d0d0; border-left: 8px solid #c44e52; color: #7a1518; }
 .verdict.no-violation-found { background: #e3f4e1; border-left: 8px solid #55a868; color: #1f5a2b; }
 .verdict .claim { font-size: 0.62em; font-weight: normal; white-space: nowrap; }
-.estimate { font-size: 1.1em; margin: 0.4em 0; }
-.finding { border-left: 4px solid #c44e52; background: #fbe9e9; padding: 0.5em 0.8em; margin: 0.6em 0; }
 .caveat { border-left: 4px solid #dd8452; background: #fdf1e6; padding: 0.5em 0.8em; margin: 0.8em 0; }
 tr.deciding td { background: #fff6c8; }
-code, pre { font-size: 0.88em; } pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 .command code { display: block; background: #f6f6f6; padding: 0.6em; word-break: break-all; }
+"""  # the rules every audit page shares
+
+TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>admmcheck audit: {{ s.mechanism }}</title>
+<style>
+""" + PAGE_STYLE + """h1 { margin-bottom: 0.3em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
+.estimate { font-size: 1.1em; margin: 0.4em 0; }
+.finding { border-left: 4px solid #c44e52; background: #fbe9e9; padding: 0.5em 0.8em; margin: 0.6em 0; }
+code, pre { font-size: 0.88em; } pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
 </style></head><body>
 <h1>admmcheck audit: {{ s.mechanism }}</h1>
@@ -152,7 +154,7 @@ CAVEAT = ("\"No violation found\" is not a proof of privacy: a black-box audit c
           "neighbour pair or too rarely for these samples would pass it.")
 
 
-def _num(value: object, digits: int = 3) -> str:
+def format_number(value: object, digits: int = 3) -> str:
     """``value`` with ``digits`` significant digits; ``inf``, ``nan`` and ``none`` spelled out."""
     if value is None:
         return "none"
@@ -165,7 +167,7 @@ def _num(value: object, digits: int = 3) -> str:
 
 def _headline(s: dict, percent: str) -> str:
     word = "violation" if s["verdict"] == "violation" else "no violation found"
-    return f"{word}: epsilon {'>' if strict_bound(s) else '≥'} {_num(s['epsilon_lower_bound'])} at {percent} % confidence"
+    return f"{word}: epsilon {'>' if strict_bound(s) else '≥'} {format_number(s['epsilon_lower_bound'])} at {percent} % confidence"
 
 
 def _estimate(s: dict) -> str:
@@ -177,13 +179,13 @@ def _estimate(s: dict) -> str:
         n = s[f"p_{other}"]["n"]
         return (f"point estimate: infinite — {other} produced no output in this event in the {n} samples counted "
                 "(the ratio of the frequencies; the bound is what the samples establish)")
-    return f"point estimate: epsilon ≈ {_num(value)} (ln of the ratio of the two event frequencies)"
+    return f"point estimate: epsilon ≈ {format_number(value)} (ln of the ratio of the two event frequencies)"
 
 
 def _delta_text(value: float | None) -> str:
     if value is None or not value > 0:
         return "no evidence of delta above 0"
-    return f"delta ≥ {_num(value)} at the stated confidence"
+    return f"delta ≥ {format_number(value)} at the stated confidence"
 
 
 def _text(value: object) -> str:
@@ -193,7 +195,7 @@ def _text(value: object) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if value is None or isinstance(value, (int, float, np.integer, np.floating)):
-        return _num(value, 6)
+        return format_number(value, 6)
     return json.dumps(value, default=str)
 
 
@@ -247,7 +249,7 @@ def _figure(histogram: dict, n: list[int]):
     return figure
 
 
-def _png(figure, path: Path) -> tuple[Path, str]:
+def write_png(figure, path: Path) -> tuple[Path, str]:
     """Write ``figure`` to ``path`` as a PNG (atomic) and close it; returns the path and the PNG in base64."""
     import matplotlib.pyplot as plt
 
@@ -265,7 +267,7 @@ def _curve_verdict(curve: dict, percent: str) -> str:
         return ("The lower bound stays at or below the curve of the claim at every epsilon of the grid: the curve refutes "
                 "nothing (which is not a proof of privacy).")
     return (f"The lower bound lies above the curve of the claim at {len(above)} grid point(s) of epsilon between "
-            f"{_num(min(above))} and {_num(max(above))} (marked red): there the claim is refuted at {percent} % confidence, by a statement of its own beside "
+            f"{format_number(min(above))} and {format_number(max(above))} (marked red): there the claim is refuted at {percent} % confidence, by a statement of its own beside "
             "the verdict's.")
 
 
@@ -278,23 +280,23 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     image = curve_image = None
     histogram = summary.get("histogram")
     if histogram:
-        paths["histogram.png"], image = _png(_figure(histogram, summary["samples_used"]["bounding"]),
+        paths["histogram.png"], image = write_png(_figure(histogram, summary["samples_used"]["bounding"]),
                                              target / "histogram.png")
     curve = summary.get("privacy_curve")
     if curve:
         from admmcheck.report.curve_figure import curve_figure
 
-        paths["privacy_curve.png"], curve_image = _png(curve_figure({"audit": curve}, "lower bound on delta(epsilon) "
+        paths["privacy_curve.png"], curve_image = write_png(curve_figure({"audit": curve}, "lower bound on delta(epsilon) "
                                                                     "and the curve of the claim"), target / "privacy_curve.png")
     layout = list(summary["output_layout"])
     percent = f"{100 * summary['confidence']:g}"
-    claimed = f"({_num(summary['claimed_epsilon'])}, {_num(summary['claimed_delta'])})"
+    claimed = f"({format_number(summary['claimed_epsilon'])}, {format_number(summary['claimed_delta'])})"
     theorem = summary.get("theorem")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    environment.filters["num"] = _num
+    environment.filters["num"] = format_number
     html = environment.from_string(TEMPLATE).render(
         s=summary, sequential=summary.get("sequential"), headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
-        claim=f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}",
+        claim=f"claimed epsilon = {format_number(summary['claimed_epsilon'])}, delta = {format_number(summary['claimed_delta'])}",
         percent=percent, sides=[("d0", summary["p_d0"]), ("d1", summary["p_d1"])],
         delta_text=_delta_text(summary["delta_lower_bound_at_claimed_epsilon"]),
         theorem=[(str(key), _text(value)) for key, value in theorem.items()] if isinstance(theorem, dict) else None,

@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from admmcheck.report.audit_page import _num, _png
+from admmcheck.report.audit_page import PAGE_STYLE, format_number, write_png
 from admmcheck.output import output_folder, to_json, write_text_atomic
 
 CAVEAT = ("A one-run audit tests the canaries it drew, from the runs it made: \"no violation found\" is weak evidence, "
@@ -24,18 +24,7 @@ CAVEAT = ("A one-run audit tests the canaries it drew, from the runs it made: \"
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>admmcheck one-run audit: {{ name }}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; color: #222; }
-h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
-table { border-collapse: collapse; font-size: 0.92em; margin: 0.6em 0; }
-th, td { border: 1px solid #ddd; padding: 0.35em 0.6em; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.verdict { font-size: 1.55em; font-weight: bold; padding: 0.5em 0.8em; border-radius: 6px; margin: 0.3em 0; }
-.verdict.violation { background: #f8d0d0; border-left: 8px solid #c44e52; color: #7a1518; }
-.verdict.no-violation-found { background: #e3f4e1; border-left: 8px solid #55a868; color: #1f5a2b; }
-.verdict .claim { font-size: 0.62em; font-weight: normal; white-space: nowrap; }
-.caveat { border-left: 4px solid #dd8452; background: #fdf1e6; padding: 0.5em 0.8em; margin: 0.8em 0; }
-tr.deciding td { background: #fff6c8; }
-.command code { display: block; background: #f6f6f6; padding: 0.6em; word-break: break-all; }
+""" + PAGE_STYLE + """h2 { border-bottom: 1px solid #ccc; padding-bottom: 0.2em; margin-top: 1.6em; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 </style></head><body>
 <h1>admmcheck one-run audit: {{ name }}</h1>
@@ -107,14 +96,14 @@ def write_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     deciding = summary["deciding_guess"]
     ordered = np.sort(np.concatenate([included, excluded]))
     half = deciding["guesses"] // 2
-    paths["scores.png"], image = _png(_figure(included, excluded, ordered[-half], ordered[half - 1], summary["score"]),
+    paths["scores.png"], image = write_png(_figure(included, excluded, ordered[-half], ordered[half - 1], summary["score"]),
                                       target / "scores.png")
     percent = f"{100 * summary['confidence']:g}"
     word = "violation" if summary["verdict"] == "violation" else "no violation found"
     name = summary.get("mechanism") or summary.get("train") or "training"
     game = [("canaries per run", summary["canaries"]), ("runs", summary["runs"]),
             ("canaries in all", summary["canaries_total"]), ("neighbouring", summary["neighbour_kind"]),
-            ("score", summary["score"]), ("seed", summary["seed"]), ("wall time (s)", _num(summary["wall_time_s"]))]
+            ("score", summary["score"]), ("seed", summary["seed"]), ("wall time (s)", format_number(summary["wall_time_s"]))]
     if "placement" in summary:
         game.insert(3, ("placement", summary["placement"]))
     theorem = summary.get("theorem")
@@ -122,18 +111,18 @@ def write_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         game.append(("claim from", theorem["theorem"]))
     if summary.get("claimed_mu") is None:
         bounded = "epsilon"
-        claim = f"claimed epsilon = {_num(summary['claimed_epsilon'])}, delta = {_num(summary['claimed_delta'])}"
+        claim = f"claimed epsilon = {format_number(summary['claimed_epsilon'])}, delta = {format_number(summary['claimed_delta'])}"
     else:
-        bounded, claim = "mu", f"claimed mu = {_num(summary['claimed_mu'])}, a Gaussian-DP trade-off curve"
+        bounded, claim = "mu", f"claimed mu = {format_number(summary['claimed_mu'])}, a Gaussian-DP trade-off curve"
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    environment.filters["num"] = _num
+    environment.filters["num"] = format_number
     guesses = summary["guesses"]
     html = environment.from_string(TEMPLATE).render(
         s=summary | {"command": summary.get("command", "")}, name=name, caveat=CAVEAT, percent=percent,
-        headline=f"{word}: {bounded} ≥ {_num(summary[bounded + '_lower_bound'])} at {percent} % confidence",
+        headline=f"{word}: {bounded} ≥ {format_number(summary[bounded + '_lower_bound'])} at {percent} % confidence",
         claim=claim,
         image=image, included=included.size, excluded=excluded.size, half=half,
         image_alt=f"histograms of the scores of {included.size} included and {excluded.size} excluded canaries",
-        error=_num(1 - summary["confidence"]), game=game, deciding=next(g for g in guesses if g == deciding))
+        error=format_number(1 - summary["confidence"]), game=game, deciding=next(g for g in guesses if g == deciding))
     paths["html"] = write_text_atomic(target / "audit.html", html)
     return paths
