@@ -38,4 +38,4 @@ def test_no_sampled_loss_exceeds_beta_when_the_preconditions_hold(config):
     claim, mechanism, d0, d1 = audited, audited.mechanism, pair.d0, pair.d1
     run = mechanism.batch_run(d0, np.random.SeedSequence(config.setting.seed).spawn(1000))
     losses = config.spec.exact_loss(mechanism, d0, d1, run.primal).total
-    assert not exceeds(float(losses.max()), claim.epsilon), (float(losses.max()), claim.epsilon)
+    assert not exceeds(float(losses.max()), claim.claimed.epsilon), (float(losses.max()), claim.claimed.epsilon)

@@ -397,3 +397,16 @@ def laplace_then_overwrites(data, rng):
     out = float(data.values.sum()) + rng.laplace(0.0, 0.5)
     data.values = np.zeros(2)
     return out
+
+
+# ---- mechanisms of other DP notions (tests/test_audit_claims.py) ------------------------------
+
+
+def gaussian_unit(data, rng):
+    """Gaussian noise of std 1 on a sensitivity-1 count: exactly 1-GDP and 0.5-zCDP (scalar_pair)."""
+    return data + rng.normal(0.0, 1.0)
+
+
+def gaussian_quarter(data, rng):
+    """Gaussian noise of std 1/4 on a sensitivity-1 count: 4-GDP and 8-zCDP, for a claim of 1-GDP or 0.5-zCDP."""
+    return data + rng.normal(0.0, 0.25)

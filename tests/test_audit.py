@@ -355,11 +355,11 @@ def test_reference_mechanisms_are_not_flagged_against_their_theorem(name):
                             neighbour_search=SearchSettings(candidates=10, samples=300))
     claim, pair, _ = audited_pair(config)
     bound = claim.summary["theorem"]
-    assert bound["beta"] == claim.epsilon and all(bound["preconditions"].values())
+    assert bound["beta"] == claim.claimed.epsilon and all(bound["preconditions"].values())
     d0, d1 = pair.d0, pair.d1
     assert sum(int(np.sum(a != b)) for a, b in zip(d0.labels, d1.labels)) == 1  # one record changed
     result = run_mechanism_audit(config).result
-    assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= claim.epsilon
+    assert result.verdict == "no-violation-found" and result.epsilon_lower_bound <= claim.claimed.epsilon
     assert result.search["candidates_built"] == setting.samples and result.search["candidates_screened"] == 10
     assert result.layout.size == (setting.iterations + 1) * setting.nodes * setting.dim  # every broadcast f_i(t)
 

@@ -27,7 +27,7 @@ import pytest
 from scipy import integrate, optimize, stats
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.audit.statistics.curve import CurveSet, bound_curve, claimed_delta
+from admmcheck.audit.statistics.curve import CurveSet, bound_curve
 from admmcheck.audit.statistics.events import Event
 from admmcheck.report.audit_page import write_audit_page
 from admmcheck.report.curve_figure import privacy_curve_figure
@@ -198,7 +198,7 @@ def test_the_claims_curve_is_the_edge_of_its_privacy_region():
         for epsilon in (0.0, 0.3 * epsilon0, epsilon0, epsilon0 + 0.7, 3.0):
             best = optimize.linprog([-1.0, math.exp(epsilon)], A_ub=rows, b_ub=bounds, bounds=[(0, 1), (0, 1)])
             assert best.status == 0
-            assert float(claimed_delta(epsilon, claim)) == pytest.approx(-best.fun, abs=1e-9), (claim, epsilon)
+            assert float(claim.profile(epsilon)) == pytest.approx(-best.fun, abs=1e-9), (claim, epsilon)
 
 
 @pytest.mark.parametrize("case", ["laplace"], indirect=True)

@@ -37,8 +37,10 @@ def _importable(monkeypatch):
     ("urandom_laplace_half", "violation"),
 ])
 def test_secure_randomness_gets_the_right_verdict_in_auto_mode(mechanism, verdict):
+    # unseedable randomness: no seed makes this test repeat, so its bound is checked against the truth at confidence
+    # 0.999, not 0.95 (at 0.95 a valid bound lies above the true epsilon in up to 1 run in 20: seen once, 2.079)
     with pytest.warns(UnseededRandomness, match="cannot seed"):
-        result = _audit(mechanism)
+        result = _audit(mechanism, confidence=0.999)
     assert result.verdict == verdict
     summary = result.as_dict()
     assert summary["reproducible"] is False and summary["randomness"]["mode"] == "unseeded"

@@ -282,6 +282,7 @@ def test_an_infinite_point_estimate_is_said_to_rest_on_the_samples_counted_not_c
     claim that the other dataset cannot give the output."""
     from admmcheck.cli import _print_audit_head
     summary = {"verdict": "violation", "epsilon_lower_bound": 1.0, "confidence": 0.95, "epsilon_estimate": math.inf,
+               "lower_bound": {"parameter": "epsilon", "value": 1.0, "claimed": 1.0},
                "event_more_likely_under": "d1", "event": "x > 1", "candidates": [],
                "p_d0": {"count": 0, "n": 20}, "p_d1": {"count": 6, "n": 20},
                "sequential": {"e_value": 21.5, "threshold": 20.0, "looks": [{}, {}], "refuted_epsilon": 1.0}}

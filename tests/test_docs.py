@@ -137,7 +137,7 @@ def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
             exec(compile(code, "verify-a-new-algorithm.md", "exec"), namespace)  # noqa: S102 - our own docs
         assert namespace["run"].algorithm == "noisy-admm"
         assert namespace["black"].verdict == "no-violation-found" and namespace["white"]["verdict"] == "within-claim"
-        assert namespace["claim"].summary["theorem"]["beta"] == namespace["claim"].epsilon > 0
+        assert namespace["audited"].summary["theorem"]["beta"] == namespace["audited"].claimed.epsilon > 0
     finally:
         for name in ("noisy-admm", "clipped-sharing", "quiet-admm"):
             if name in REGISTRY.registered():
@@ -282,12 +282,15 @@ def test_conditions_examples(capsys):
 
 def test_black_box_audit_examples(tmp_path, monkeypatch, capsys):
     """The page's mechanism, written as the page writes it: Laplace of scale 1 on a pair at distance 1 is exactly
-    1-DP, so ε = 1 holds and ε = 0.5 is refuted."""
+    1-DP, so ε = 1 holds and ε = 0.5 is refuted; Gaussian noise of std 1 is exactly 1-GDP, so μ = 0.5 is refuted."""
     monkeypatch.chdir(tmp_path)
     run_python("black-box-audit.md", tmp_path)
     run_commands("black-box-audit.md", [
         (0, lambda out: out["verdict"] == "no-violation-found" and out["epsilon_lower_bound"] <= 1),
         (1, lambda text: text.startswith("violation: epsilon >= ") and float(text.split()[3]) <= 1),
+        # Gaussian noise of std 1 is exactly 1-GDP: the claim mu = 0.5 refuted, the bound in mu and never above 1
+        (1, lambda text: text.startswith("violation: mu >= ") and 0.5 < float(text.split()[3]) <= 1
+         and "(claimed mu = 0.5 (0.5-GDP))" in text.splitlines()[0]),
     ], capsys)
 
 

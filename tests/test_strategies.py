@@ -252,7 +252,7 @@ def test_mechanism_audits_draw_a_registered_mechanism_whose_pair_changes_one_rec
     changed = [(i, n) for i in range(pair.d0.nodes) for n in range(pair.d0.sizes[i])
                if pair.d0.labels[i][n] != pair.d1.labels[i][n]
                or np.any(pair.d0.features[i][n] != pair.d1.features[i][n])]
-    assert changed == [(0, 0)] and claim.epsilon > 0 and mechanism.run is config.spec.run
+    assert changed == [(0, 0)] and claim.claimed.epsilon > 0 and mechanism.run is config.spec.run
 
 
 def test_mechanism_audits_refuse_an_unregistered_name():

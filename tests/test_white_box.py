@@ -31,8 +31,8 @@ def test_the_search_stays_below_beta_and_its_step_value_is_a_real_transcript_los
     claim, bound, mechanism, pair = _audited(name, iterations=4)
     d0 = pair.d0
     worst = worst_case(mechanism, d0, records=2, seed=1)
-    assert not exceeds(worst.value, claim.epsilon)
-    assert worst.value > 0.5 * claim.epsilon  # the search gets near the bound (the proof is loose by < 2x)
+    assert not exceeds(worst.value, claim.claimed.epsilon)
+    assert worst.value > 0.5 * claim.claimed.epsilon  # the search gets near the bound (the proof is loose by < 2x)
     one_step = reference_mechanism(name, mechanism.network, 1, mechanism.parameters)
     transcript = worst_transcript(one_step, d0, worst)
     loss = privacy_loss(one_step, d0, worst.change.apply(d0), transcript).total[0]
@@ -46,7 +46,7 @@ def test_sampled_losses_never_exceed_beta_when_the_preconditions_hold():
     d0, d1 = pair.d0, pair.d1
     run = mechanism.batch_run(d0, np.random.SeedSequence(3).spawn(3000))
     losses = privacy_loss(mechanism, d0, d1, run.primal).total
-    assert np.isfinite(losses).all() and not exceeds(float(losses.max()), claim.epsilon)
+    assert np.isfinite(losses).all() and not exceeds(float(losses.max()), claim.claimed.epsilon)
 
 
 def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
@@ -58,9 +58,9 @@ def test_a_mechanism_missing_its_noise_in_one_iteration_is_caught():
     mutant = reference_mechanism("pp", mechanism.network, 5, dict(mechanism.parameters) | {"alpha": alpha})
     d0, d1 = pair.d0, pair.d1
     losses = privacy_loss(mutant, d0, d1, mutant.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)
-    assert np.all(np.isposinf(losses.per_step[:, 2, 0])) and exceeds(float(losses.total.max()), claim.epsilon)
+    assert np.all(np.isposinf(losses.per_step[:, 2, 0])) and exceeds(float(losses.total.max()), claim.claimed.epsilon)
     honest = privacy_loss(mechanism, d0, d1, mechanism.batch_run(d0, np.random.SeedSequence(4).spawn(200)).primal)
-    assert not exceeds(float(honest.total.max()), claim.epsilon)
+    assert not exceeds(float(honest.total.max()), claim.claimed.epsilon)
 
 
 def test_cli_white_box_json_fields(capsys, tmp_path):

@@ -632,7 +632,7 @@ def _print_audit(args: argparse.Namespace, summary: dict, status: int) -> int:
     if args.json:
         print(to_json(summary))
         return status
-    claim = f"claimed epsilon = {summary['claimed_epsilon']:.6g}, delta = {summary['claimed_delta']:.3g}"
+    claim = summary["claim"]["claimed"]
     _print_audit_head(summary, claim + (f": {summary['claim_used']}" if "claim_used" in summary else ""))
     if "neighbours" in summary and not summary.get("neighbour_search"):
         print(f"  neighbours: {summary['neighbours']}")
@@ -663,7 +663,8 @@ def _write_audit_page(summary: dict, folder: str, args: argparse.Namespace) -> N
 
 
 def _print_audit_head(summary: dict, claim: str) -> None:
-    print(f"{summary['verdict']}: epsilon {'>' if strict_bound(summary) else '>='} {summary['epsilon_lower_bound']:.4f} "
+    bound = summary["lower_bound"]
+    print(f"{summary['verdict']}: {bound['parameter']} {'>' if strict_bound(summary) else '>='} {bound['value']:.4f} "
           f"with confidence "
           f"{summary['confidence']} ({claim})")
     if summary.get("epsilon_estimate") == float("inf"):

@@ -119,9 +119,10 @@ class _Results:
         for result in sorted(self.results, key=lambda r: r["test"]):
             share = "as given" if result["budget_share"] is None else f"{result['budget_share']:.3g}"
             relation = ">" if result["bound_is_strict"] else ">="
-            writer.line(f"{result['verdict']:<19} {result['test']} [{result['mechanism']}]: epsilon {relation} "
-                        f"{result['epsilon_lower_bound']:.4f} "
-                        f"(claim {result['claimed_epsilon']:g}), n = {result['samples_used']}/{result['samples']}, "
+            claimed = f"{result['claimed_epsilon']:g}" if result["claimed_epsilon"] is not None else result["claim"]
+            writer.line(f"{result['verdict']:<19} {result['test']} [{result['mechanism']}]: {result['bounded']} "
+                        f"{relation} {result['lower_bound']:.4f} "
+                        f"(claim {claimed}), n = {result['samples_used']}/{result['samples']}, "
                         f"seed {result['seed']}, error share {share}")
             if result["verdict"] == "violation":
                 writer.line(f"    replay: {result['command']}")

@@ -135,30 +135,38 @@ FIRST_PLACE = "first place"
 
 
 def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None = None, delta: float = 0.0, *,
-                   samples: int | None = None, confidence: float | None = None, seed: int | None = None,
-                   sequential: bool = True, workers: int | None = None, where: Any = FIRST_PLACE
-                   ) -> dict[str, object]:
-    """Audit ``mechanism`` on ``neighbours`` against the claim (``epsilon``, ``delta``); raise
-    :class:`PrivacyViolation` when the samples establish, with the stated confidence, that the claim is violated.
+                   claim: Any = None, samples: int | None = None, confidence: float | None = None,
+                   seed: int | None = None, sequential: bool | None = None, workers: int | None = None,
+                   where: Any = FIRST_PLACE) -> dict[str, object]:
+    """Audit ``mechanism`` on ``neighbours`` against the claim (``epsilon``, ``delta``), or against ``claim``, a value
+    of any DP notion (:mod:`admmcheck.claims`: ``GaussianDp(mu)``, ``ZeroConcentratedDp(rho)``, ``ApproxDp``, ...),
+    tested in its own notion; raise :class:`PrivacyViolation` when the samples establish, with the stated
+    confidence, that the claim is violated.
     With a registered ``mechanism`` name, ``neighbours`` is its family's setting (None: the audit's defaults), the
     claim is the spec's own (``epsilon`` only for a mechanism without a theorem), and the pair changes the data at
     ``where`` (default: the place the spec names first; None: where the neighbour search finds it, slower).
     ``sequential`` draws in growing looks and stops as soon as a violation is established (an anytime-valid test),
-    else at ``samples``.
+    else at ``samples``; by default, sequential for an (ε, δ) claim (the sequential test's), fixed-n for any other.
     Returns the audit's JSON (also recorded under the pytest plugin)."""
     from admmcheck.audit.sequential import strict_bound
 
-    confidence, seed, samples, share = _decision(confidence, seed, samples)
     registered = isinstance(mechanism, str) and ":" not in mechanism
+    if registered and claim is not None:
+        raise InvalidConfiguration(f"claim: {mechanism} is audited against its own claim; leave claim out",
+                                   parameter="claim")
+    claimed = None if registered else _claim_of(epsilon, delta, claim)  # refused before it counts as an assertion
+    confidence, seed, samples, share = _decision(confidence, seed, samples)
     if registered:
         result, command = _audit_registered(mechanism, neighbours, epsilon, samples, confidence, seed, sequential,
                                             workers, where)
     else:
-        result, command = _audit_code(mechanism, neighbours, epsilon, delta, samples, confidence, seed, sequential,
-                                      workers)
+        result, command = _audit_code(mechanism, neighbours, claimed, samples, confidence, seed, sequential, workers)
+    bound = result["lower_bound"]
     record = {"kind": "private", "mechanism": result.get("mechanism") or str(mechanism),
+              "claim": result["claim"]["describe"], "claim_source": result["claim"]["source"],
               "claimed_epsilon": result["claimed_epsilon"], "claimed_delta": result["claimed_delta"],
-              "epsilon_lower_bound": result["epsilon_lower_bound"], "samples": result["samples"],
+              "epsilon_lower_bound": result["epsilon_lower_bound"], "bounded": bound["parameter"],
+              "lower_bound": bound["value"], "samples": result["samples"],
               "samples_used": result["samples_used"]["total"][0], "seed": seed, "confidence": confidence,
               "budget_share": share, "verdict": result["verdict"], "command": command,
               "bound_is_strict": strict_bound(result)}
@@ -167,21 +175,53 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
         session.record(record)
     if result["verdict"] == "violation":
         raise PrivacyViolation(
-            f"{record['mechanism']} violates its claim (epsilon = {result['claimed_epsilon']:.6g}, delta = "
-            f"{result['claimed_delta']:.3g}): epsilon {'>' if record['bound_is_strict'] else '>='} "
-            f"{result['epsilon_lower_bound']:.4f} with confidence "
+            f"{record['mechanism']} violates its claim ({result['claim']['claimed'].removeprefix('claimed ')}): "
+            f"{bound['parameter']} "
+            f"{'>' if record['bound_is_strict'] else '>='} {bound['value']:.4f} with confidence "
             f"{confidence:.6g}\n  event: {result['event']}\n  P[event | d0] = {result['p_d0']['count']}/"
             f"{result['p_d0']['n']}, P[event | d1] = {result['p_d1']['count']}/{result['p_d1']['n']}\n"
             f"  replay (seed {seed}): {command}", result, command)
     return result
 
 
-def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: float, samples: int,
-                confidence: float, seed: int, sequential: bool, workers: int | None) -> tuple[dict, str | None]:
-    from admmcheck.audit import AuditSettings, PrivacyClaim, Source, audit
+def _claim_of(epsilon: float | None, delta: float, claim: Any) -> Any:
+    """The claim an assertion tests: ``claim``, or (``epsilon``, ``delta``)-DP; refuses both and neither."""
+    from admmcheck.claims import ApproxDp, Claim
 
+    if claim is not None:
+        if epsilon is not None or delta:
+            raise InvalidConfiguration("epsilon and delta given with claim: give the claim one way (claim=ApproxDp("
+                                       "epsilon, delta), or epsilon= and delta= alone)", parameter="claim")
+        if not isinstance(claim, Claim):
+            raise InvalidConfiguration(f"claim={claim!r}: give a value of admmcheck.claims (PureDp, ApproxDp, "
+                                       "ZeroConcentratedDp, GaussianDp, DpCurve)", parameter="claim")
+        return claim
     if epsilon is None:
-        raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims", parameter="epsilon")
+        raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims (or claim=, a claim of any "
+                                   "DP notion)", parameter="epsilon")
+    return ApproxDp(epsilon, delta)
+
+
+#: the ``admmcheck audit code`` flags that state each kind of claim (a curve has none: its replay is in Python)
+def _claim_flags(claim: Any) -> list[str] | None:
+    from admmcheck.claims import ApproxDp, GaussianDp, ZeroConcentratedDp
+
+    if isinstance(claim, ApproxDp):
+        return ["--epsilon", repr(float(claim.epsilon)), "--delta", repr(float(claim.delta))]
+    if isinstance(claim, GaussianDp):
+        return ["--mu", repr(float(claim.mu))]
+    if isinstance(claim, ZeroConcentratedDp):
+        return ["--rho", repr(float(claim.rho))]
+    return None
+
+
+def _audit_code(mechanism: Any, neighbours: Any, claim: Any, samples: int, confidence: float, seed: int,
+                sequential: bool | None, workers: int | None) -> tuple[dict, str | None]:
+    from admmcheck.audit import AuditSettings, Source, audit
+    from admmcheck.claims import ApproxDp
+
+    if sequential is None:
+        sequential = isinstance(claim, ApproxDp)
     mechanism_spec = _spec_of(mechanism, "mechanism")
     if mechanism_spec is None:
         raise InvalidConfiguration("mechanism: give a module-level function, FILE.py:NAME or module:NAME, or a "
@@ -193,19 +233,20 @@ def _audit_code(mechanism: Any, neighbours: Any, epsilon: float | None, delta: f
                                    "FILE.py:NAME, or a Pair of arrays", parameter="neighbours")
     settings = AuditSettings(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                              workers=workers)
-    result = audit(Source(spec=mechanism_spec), source, PrivacyClaim(epsilon, delta), settings).as_dict()
-    if neighbours_spec is None and result["verdict"] != "violation":
-        return result, None  # a Pair of arrays is saved for the replay of a violation only
+    result = audit(Source(spec=mechanism_spec), source, claim, settings).as_dict()
+    flags = _claim_flags(claim)
+    if flags is None or (neighbours_spec is None and result["verdict"] != "violation"):
+        return result, None  # a Pair of arrays is saved for the replay of a violation only; a curve has no flags
     pair = neighbours_spec if neighbours_spec is not None else _pair_file(neighbours)
     command = shlex.join(["admmcheck", "audit", "code", "--mechanism", mechanism_spec, "--neighbors", pair,
-                          "--epsilon", repr(float(epsilon)), "--delta", repr(float(delta)), "--samples", str(samples),
+                          *flags, "--samples", str(samples),
                           "--confidence", repr(confidence), "--seed", str(seed)]
                          + (["--sequential"] if sequential else []) + ["--json"])
     return result, command
 
 
 def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: int, confidence: float, seed: int,
-                      sequential: bool, workers: int | None, where: Any) -> tuple[dict, str]:
+                      sequential: bool | None, workers: int | None, where: Any) -> tuple[dict, str]:
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
     from admmcheck.mechanisms.registry import REGISTRY
 
@@ -217,6 +258,10 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
             raise InvalidConfiguration(f"epsilon: {name} is audited against its own claim ({spec.theorem}); leave "
                                        "epsilon out", parameter="epsilon")
         setting = replace(setting, epsilon=epsilon)
+    if sequential is None:  # the sequential test's claims are (epsilon, delta)
+        from admmcheck.claims import ApproxDp
+
+        sequential = isinstance(spec.claim_value(setting), ApproxDp)
     settings = spec.audit.but(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                               workers=workers)
     place = []

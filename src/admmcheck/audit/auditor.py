@@ -29,7 +29,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from admmcheck.audit.checkpoint import Checkpoint
-from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.claims.values import ApproxDp, Claim
 from admmcheck.audit.statistics.counting import Tally
 from admmcheck.audit.statistics.curve import IDENTITY as CURVE_IDENTITY
 from admmcheck.audit.statistics.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
@@ -42,7 +42,7 @@ from admmcheck.audit.inputs.outputs import Block, Encoding, Layout, calls_repeat
 from admmcheck.audit.running.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import MechanismError
+from admmcheck.errors import InvalidConfiguration, MechanismError
 from admmcheck.progress import Budget
 
 MOST_EVENTS = 10
@@ -62,7 +62,7 @@ class AuditResult:
 
     verdict: str
     epsilon_lower_bound: float
-    claim: PrivacyClaim
+    claim: Claim
     confidence: float
     samples: int
     selection_samples: tuple[int, int]
@@ -95,6 +95,13 @@ class AuditResult:
     sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
     counted: tuple[int, int] | None = None  # samples per side ``counts`` are of, where not the bounding samples
     estimator: str = TWO_INTERVALS  # what the bound came from: TWO_INTERVALS or RATIO_TEST (estimators)
+    #: the lower bound on the claim's own parameter (ε, ρ, μ, a curve's shift: ``claim.parameter``); None: the ε bound
+    lower_bound: float | None = None
+
+    @property
+    def claim_lower_bound(self) -> float:
+        """The lower bound on the claim's parameter that decides the verdict (``claim.parameter``)."""
+        return self.epsilon_lower_bound if self.lower_bound is None else self.lower_bound
 
     def as_dict(self) -> dict[str, object]:
         """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
@@ -113,8 +120,11 @@ class AuditResult:
             "verdict": self.verdict,
             "epsilon_lower_bound": self.epsilon_lower_bound,
             "epsilon_estimate": self.epsilon_estimate,
-            "claimed_epsilon": self.claim.epsilon,
-            "claimed_delta": self.claim.delta,
+            "claim": self.claim.as_dict(),
+            "lower_bound": {"parameter": self.claim.parameter, "value": self.claim_lower_bound,
+                            "claimed": self.claim.value},
+            "claimed_epsilon": self.claim.epsilon if isinstance(self.claim, ApproxDp) else None,
+            "claimed_delta": self.claim.delta if isinstance(self.claim, ApproxDp) else None,
             "delta_lower_bound_at_claimed_epsilon": self.delta_lower_bound,
             "confidence": self.confidence,
             "samples": self.samples,
@@ -168,12 +178,13 @@ def _tasks(side_counts: int, block_size: int, first_block: int, pair: int) -> li
 def audit(
     mechanism: Source,
     neighbours: Source,
-    claim: PrivacyClaim,
+    claim: Claim,
     settings: AuditSettings | None = None,
     progress: bool = False,
     **changes: object,
 ) -> AuditResult:
-    """Audit ``mechanism`` on ``neighbours`` against ``claim`` with ``settings`` (default
+    """Audit ``mechanism`` on ``neighbours`` against ``claim`` (any :class:`~admmcheck.claims.Claim`: the verdict
+    tests its own notion, :meth:`~admmcheck.claims.Claim.refuted_value` of each bounded event) with ``settings`` (default
     :class:`~admmcheck.audit.running.settings.AuditSettings`), any of whose fields can also be given as a
     keyword (``audit(m, n, claim, samples=20_000, seed=1)``); ``progress`` shows a progress bar.
 
@@ -194,6 +205,14 @@ def audit(
     ``settings.sequential``: draw in growing looks and stop as soon as a violation is established, an
     anytime-valid test by betting (:mod:`admmcheck.audit.sequential`; ``mode`` "sequential")."""
     settings = (settings or AuditSettings()).but(**changes)
+    if not isinstance(claim, Claim):
+        raise InvalidConfiguration(f"claim={claim!r}: give a claim value of admmcheck.claims (PureDp(epsilon), "
+                                   "ApproxDp(epsilon, delta), ZeroConcentratedDp(rho), GaussianDp(mu), DpCurve)",
+                                   parameter="claim")
+    if settings.sequential and not isinstance(claim, ApproxDp):
+        raise InvalidConfiguration(f"the sequential audit tests an (epsilon, delta) claim, not {claim.describe()}: "
+                                   "audit it with the fixed-n audit (sequential=False), or claim the (epsilon, "
+                                   "delta) it implies (claim.to_approx(delta))", parameter="sequential")
     samples, confidence, seed, checkpoint = settings.samples, settings.confidence, settings.seed, settings.checkpoint
     exceptions_are_outputs = settings.exceptions_are_outputs
     started = time.perf_counter()
@@ -210,7 +229,7 @@ def audit(
             store = Checkpoint(checkpoint, {
                 "mechanism": mechanism.describe(), "neighbours": neighbours.describe(), "seed": seed,
                 "mechanism_sha256": mechanism.fingerprint(), "neighbours_sha256": neighbours.fingerprint(),
-                "samples": samples, "epsilon": claim.epsilon, "delta": claim.delta, "confidence": confidence,
+                "samples": samples, "claim": {"notion": claim.notion, **claim.fields()}, "confidence": confidence,
                 "block_size": block_size, "selection": selection, "output_size": k,
                 "exceptions_are_outputs": exceptions_are_outputs,
                 "events": event_families(),  # stored counts belong to the events these families choose
@@ -254,14 +273,14 @@ def _resumed_randomness(store: Checkpoint, now: Randomness) -> Randomness:
                       f"blocks an earlier run drew unseeded ({earlier})")
 
 
-def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float, seed: int,
+def _run(sampler: Sampler, claim: Claim, samples: int, confidence: float, seed: int,
          selection: int, bounding: int, block_size: int, budget: Budget, store: Checkpoint | None) -> dict[str, Any]:
     alpha = 1 - confidence
     pairs = sampler.pairs
     stored_selection = store.load_blocks("selection") if store else {}
     stored_counts = store.load("bounding") if store else {}
     planned = SelectionSizes((selection, selection), (bounding, bounding),
-                             event_levels(MOST_EVENTS, alpha / pairs)[0] / 2, claim.delta)
+                             event_levels(MOST_EVENTS, alpha / pairs)[0] / 2, claim.planning_point().delta)
     chosen: list[tuple[int, Event]] = []
     counts: dict[tuple[int, int], np.ndarray] = {}
     encodings: dict[int, tuple[Encoding, tuple[dict[str, int], dict[str, int]]]] = {}
@@ -361,14 +380,16 @@ def _run(sampler: Sampler, claim: PrivacyClaim, samples: int, confidence: float,
     return outcome
 
 
-def _leak_floor(outcome: dict[str, Any], claim: PrivacyClaim) -> dict[str, object]:
+def _leak_floor(outcome: dict[str, Any], claim: Claim) -> dict[str, object]:
     """The rarest leak the audit's bounding split can refute (:func:`~admmcheck.audit.statistics.estimators.leak_floor`),
-    at the best level any of its events got and the fewest bounding samples of a side."""
+    at the best level any of its events got and the fewest bounding samples of a side (for a claim with no ε of its
+    own, at its (ε, δ) planning point: :meth:`~admmcheck.claims.Claim.planning_point`)."""
     level = max(row["level"] for row in outcome["candidates"])
     n = min(min(row["n"]) for row in outcome["candidates"])
-    probability = leak_floor(n, level / 2, claim.epsilon, claim.delta)
-    if claim.delta == 0:  # the conditional ratio test may bound the event instead (events.with_estimator)
-        probability = min(probability, ratio_leak_floor(n, level, claim.epsilon))
+    point = claim.planning_point()
+    probability = leak_floor(n, level / 2, point.epsilon, point.delta)
+    if point.delta == 0:  # the conditional ratio test may bound the event instead (events.with_estimator)
+        probability = min(probability, ratio_leak_floor(n, level, point.epsilon))
     return {"probability": probability, "bounding_samples": n,
             "level": level, "meaning": "the smallest probability an event must have under one dataset, with "
             "probability 0 under the other, to refute the claim at its expected count with this many bounding "
@@ -430,9 +451,14 @@ def event_levels(m: int, alpha: float) -> list[float]:
     return [alpha * TOP_SHARE] + [alpha * (1 - TOP_SHARE) / (m - 1)] * (m - 1)
 
 
-def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: float, selection: int,
+def _bound(chosen: list[tuple[int, Event]], counts, claim: Claim, alpha: float, selection: int,
            complete: bool) -> dict[str, Any]:
+    """Bound every chosen event and decide: the claim is refuted where one event's lower bound on the claim's
+    parameter (:meth:`~admmcheck.claims.Claim.refuted_value` of its intervals' ends) exceeds the claimed value.
+    ``epsilon_lower_bound`` is the ε bound at the claim's δ (at its planning point's for a claim with no δ)."""
     m = len(chosen)
+    point = claim.planning_point()
+    pure = isinstance(claim, ApproxDp) and claim.delta == 0  # the ratio test bounds a pure ε claim's ε
     per_pair: dict[int, int] = {}
     for pair, _ in chosen:
         per_pair[pair] = per_pair.get(pair, 0) + 1
@@ -449,34 +475,37 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         a, b = event.numerator, 1 - event.numerator
         lower_a = float(cp_lower(c[a], n[a], alpha_each))
         upper_b = float(cp_upper(c[b], n[b], alpha_each))
-        ratio_test = event.ratio_test and claim.delta == 0  # chosen on the selection split (events.with_estimator)
+        ratio_test = event.ratio_test and pure  # chosen on the selection split (events.with_estimator)
         if ratio_test:
-            epsilon = ratio_epsilon_bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each)
+            epsilon = value = ratio_epsilon_bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each)
         else:
-            epsilon = float(epsilon_bound(lower_a, upper_b, claim.delta))
+            epsilon = float(epsilon_bound(lower_a, upper_b, point.delta))
+            value = float(claim.refuted_value(lower_a, upper_b))
         intervals = [(0.0, 0.0), (0.0, 0.0)]
         intervals[a] = (lower_a, float(cp_upper(c[a], n[a], alpha_each)))
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
-               "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0), "level": 2 * alpha_each,
+               "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0),
+               "lower_bound": max(value, 0.0), "level": 2 * alpha_each,
                "estimator": RATIO_TEST if ratio_test else TWO_INTERVALS,
                "predicted_on_selection": event.predicted_epsilon,
-               "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, claim.epsilon)}
+               "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, point.epsilon)}
         candidates.append(row)
-        if best is None or epsilon > best[0]:
-            best = (epsilon, pair, event, c, tuple(intervals), n, row["estimator"])
+        if best is None or value > best[0]:
+            best = (value, pair, event, c, tuple(intervals), n, row["estimator"], epsilon)
             deciding = (pair, k)
-    epsilon, pair, event, c, intervals, n, estimator = best
-    epsilon = max(epsilon, 0.0)
+    value, pair, event, c, intervals, n, estimator, epsilon = best
+    value, epsilon = max(value, 0.0), max(epsilon, 0.0)
     notes = []
     if not complete:
         notes.append("the time budget ran out before every bounding sample was drawn; the bound uses those drawn")
     a, b = event.numerator, 1 - event.numerator
     estimate = point_estimate(c[a] / n[a] if n[a] else float("nan"), c[b] / n[b] if n[b] else float("nan"),
-                               claim.delta)
+                               point.delta)
     return {
-        "verdict": "violation" if epsilon > claim.epsilon else "no-violation-found",
+        "verdict": "violation" if value > claim.value else "no-violation-found",
         "epsilon_lower_bound": epsilon,
+        "lower_bound": value,
         "epsilon_estimate": estimate,
         "deciding": deciding,
         "selection_samples": (selection, selection),
@@ -485,6 +514,6 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: PrivacyClaim, alpha: 
         "estimator": estimator,
         "counts": c, "intervals": intervals,
         "delta_lower_bound": max(r["delta_lower_bound_at_claimed_epsilon"] for r in candidates),
-        "candidates": tuple(sorted(candidates, key=lambda r: -r["epsilon_lower_bound"])),
+        "candidates": tuple(sorted(candidates, key=lambda r: -r["lower_bound"])),
         "intervals_bounded": 2 * m, "complete": complete, "notes": tuple(notes),
     }

@@ -27,7 +27,8 @@ import time
 import numpy as np
 
 from admmcheck.audit.auditor import MOST_EVENTS, AuditResult, audit, event_levels, selection_size
-from admmcheck.audit.inputs.contract import PairSequence, Pairs, PrivacyClaim
+from admmcheck.audit.inputs.contract import PairSequence, Pairs
+from admmcheck.claims.values import Claim
 from admmcheck.audit.statistics.events import SelectionSizes, candidate_events
 from admmcheck.audit.inputs.outputs import Block, Encoding
 from admmcheck.audit.running.sampling import Sampler, Source, Task
@@ -43,7 +44,7 @@ SCREEN_CUTS = 50  # thresholds tried per score while screening (the audit tries 
 # choice, and the bounds of each cut cost most of a candidate's screening time
 
 
-def search_audit(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim,
+def search_audit(mechanism: Source, candidates: PairSequence, claim: Claim,
                  settings: AuditSettings | None = None, search: SearchSettings | None = None,
                  progress: bool = False) -> AuditResult:
     """Screen ``candidates``, audit the ``search.keep`` best on fresh samples, and say which pair was found
@@ -75,7 +76,7 @@ def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def screen(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim, settings: AuditSettings,
+def screen(mechanism: Source, candidates: PairSequence, claim: Claim, settings: AuditSettings,
            search: SearchSettings, progress: bool = False) -> list[float]:
     """Each candidate's score: the bound the audit's event selection predicts for it on the audit's
     bounding split, from ``search.samples`` screening samples per side (-inf where none is predicted)."""
@@ -94,7 +95,8 @@ def screen(mechanism: Source, candidates: PairSequence, claim: PrivacyClaim, set
         width = max(1, sampler.probe().values.shape[1])
         bounding = settings.samples - selection_size(settings.samples, width)  # the audit's bounding split
         planned = SelectionSizes((search.samples, search.samples), (bounding, bounding),
-                                 event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2, claim.delta,
+                                 event_levels(MOST_EVENTS, (1 - settings.confidence) / search.keep)[0] / 2,
+                                 claim.planning_point().delta,
                                  cuts=SCREEN_CUTS)
         for task, block in budget.steps(sampler.draw(tasks), "search: screening candidate pairs", total=len(tasks)):
             parts[task.side].append(block)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from admmcheck.audit.auditor import AuditResult, audit
-from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
+from admmcheck.audit.inputs.contract import Pair, PairSequence
 from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
 from admmcheck.audit.inputs.neighbourhoods import (DOMAIN_FORMS, NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs,
                                                    parse_domain, read_dataset)
@@ -18,6 +18,7 @@ from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import SearchSettings
 from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.claims.values import ApproxDp, Claim, GaussianDp, ZeroConcentratedDp
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.mechanisms.white_box import Auditable, WhiteBoxOptions
@@ -29,7 +30,7 @@ from admmcheck.parameters import parameter
 @dataclass(frozen=True)
 class CodeAuditConfig:
     """A third-party audit: ``mechanism`` is ``FILE.py:NAME``, ``module:NAME`` or ``FILE.m:FUNCTION``
-    (run in GNU Octave); the claim is (``epsilon``, ``delta``). The neighbours are either given,
+    (run in GNU Octave); the claim is (``epsilon``, ``delta``)-DP, ``mu``-GDP or ``rho``-zCDP (:attr:`claim`). The neighbours are either given,
     ``neighbors``: one of those or data files (``D0.csv,D1.csv``, ``PAIR.npz``:
     :mod:`admmcheck.audit.inputs.datafiles`), or searched (:mod:`admmcheck.audit.search`) among the candidates
     of ``neighbour_kind``: ``replace-one`` or ``add-remove`` of a record of ``dataset`` (CSV or NPZ,
@@ -45,8 +46,13 @@ class CodeAuditConfig:
         None, "FILE.py:NAME or module:NAME: () -> admmcheck.audit.Pair(d0, d1), or Pairs([...]) for several; "
         "FILE.m:FUNCTION: [d0, d1] = FUNCTION(); or data files: D0.csv,D1.csv or PAIR.npz (arrays d0, d1, or X0, y0, "
         "X1, y1)")
-    epsilon: float | None = parameter(None, "the epsilon the mechanism claims", read=parse_number)
-    delta: float = parameter(0.0, "the delta the mechanism claims", read=parse_number)
+    epsilon: float | None = parameter(None, "the epsilon the mechanism claims ((epsilon, delta)-DP, with --delta)",
+                                      read=parse_number)
+    delta: float = parameter(0.0, "the delta the mechanism claims with --epsilon", read=parse_number)
+    mu: float | None = parameter(None, "instead of --epsilon: the mechanism claims mu-Gaussian DP (a trade-off curve, "
+                                 "Dong, Roth & Su 2022)", read=parse_number)
+    rho: float | None = parameter(None, "instead of --epsilon: the mechanism claims rho-zero-concentrated DP (Bun & "
+                                  "Steinke 2016)", read=parse_number)
     dataset: str | None = parameter(None, "the records whose neighbours are searched: FILE.csv (numbers; a header "
                                     "line of names allowed) or FILE.npz (X, and y for labels); the mechanism receives "
                                     "X, or (X, y) with labels")
@@ -86,9 +92,25 @@ class CodeAuditConfig:
             if self.neighbour_search is None:
                 object.__setattr__(self, "neighbour_search", SearchSettings())
             self.candidates()  # the dataset and domain are read and refused here, before any worker starts
-        if self.epsilon is None:
-            raise InvalidConfiguration("epsilon is required: the epsilon the mechanism claims", parameter="epsilon")
-        PrivacyClaim(self.epsilon, self.delta)
+        self.claim  # refused here, before any worker starts, when missing, given twice or malformed
+
+    @property
+    def claim(self) -> Claim:
+        """The claim: (``epsilon``, ``delta``)-DP, ``mu``-GDP or ``rho``-zCDP, whichever one is given."""
+        given = [name for name in ("epsilon", "mu", "rho") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise InvalidConfiguration(
+                ("epsilon is required: the claim: " if not given else f"{' and '.join(given)} both given: give one "
+                 "claim: ") + "epsilon (with delta) for (epsilon, delta)-DP, or instead mu for Gaussian DP, or rho for "
+                "zCDP", parameter=given[-1] if given else "epsilon")
+        if given != ["epsilon"] and self.delta:
+            raise InvalidConfiguration(f"delta={self.delta:g} goes with epsilon; a {given[0]} claim has none of its "
+                                       "own: remove delta", parameter="delta")
+        if self.mu is not None:
+            return GaussianDp(self.mu)
+        if self.rho is not None:
+            return ZeroConcentratedDp(self.rho)
+        return ApproxDp(self.epsilon, self.delta)
 
     def candidates(self) -> PairSequence:
         """The candidate pairs the search screens (``neighbour_kind`` given)."""
@@ -121,7 +143,7 @@ class CodeAuditConfig:
 def run_audit(config: CodeAuditConfig, progress: bool = False) -> AuditResult:
     """Audit the mechanism of ``config`` (loaded only in worker processes) on the given neighbours, or
     on the pairs the neighbour search chooses."""
-    claim = PrivacyClaim(config.epsilon, config.delta)
+    claim = config.claim
     if config.neighbors is None:
         return search_audit(Source(spec=config.mechanism), config.candidates(), claim, config.settings,
                             config.neighbour_search, progress=progress)
@@ -253,7 +275,7 @@ def run_mechanism_audit(request: MechanismAudit, progress: bool = False) -> Mech
 
 
 def audit_registered(spec: MechanismSpec, mechanism: object, problem: object, kind: str, where: object | None,
-                     claim: PrivacyClaim, settings: AuditSettings, search: SearchSettings,
+                     claim: Claim, settings: AuditSettings, search: SearchSettings,
                      progress: bool = False) -> AuditResult:
     """Audit our registered mechanism ``spec`` (``mechanism``: a run of ``mechanism.iterations``) on the
     neighbours of ``kind`` at ``where``, or, with ``where`` None, on the pair the neighbour search chooses

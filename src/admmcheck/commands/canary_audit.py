@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.claims.values import ApproxDp, GaussianDp
 from admmcheck.audit.inputs.neighbourhoods import parse_domain, read_dataset
-from admmcheck.audit.one_run.bounds import GaussianDpClaim
 from admmcheck.audit.one_run.canaries import (CANARY_KINDS, CanaryAuditResult, Placement, audit_canaries, conclude,
                                               play)
 from admmcheck.audit.running.sampling import Source
@@ -95,7 +94,7 @@ def run_canary_audit(config: CanaryAuditConfig, progress: bool = False) -> Canar
         nodes = (names.index(config.node_column), Placement.parse(config.canary_placement or "spread"))
     width = dataset.features.shape[1] - (nodes is not None)  # the canaries are drawn in the other columns
     domain = parse_domain(config.canary_domain, width, parameter="canary_domain")
-    claim = PrivacyClaim(config.epsilon, config.delta) if config.mu is None else GaussianDpClaim(config.mu)
+    claim = ApproxDp(config.epsilon, config.delta) if config.mu is None else GaussianDp(config.mu)
     return audit_canaries(config.train, dataset, config.canaries, claim, domain,
                           runs=config.runs, score=config.score, kind=config.neighbour_kind, settings=config.settings,
                           progress=progress, nodes=nodes)

@@ -265,13 +265,13 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
                                                                              profile.audit_samples),
                                 **profile.neighbours(mechanism))
         audited, _, _ = audited_pair(config)
-        claim, bound = audited, audited.summary["theorem"]
+        beta, bound = audited.pure_epsilon("the report's beta"), audited.summary["theorem"]
         target, _, step = REGISTRY[mechanism].bound_arguments(setting).partition(" ")
         checked = REGISTRY[mechanism].labels.get("preconditions", f"theorem preconditions ({REGISTRY[mechanism].theorem})")
         report.add(Verdict(name, checked, "pass" if all(bound["preconditions"].values())
-                           else "fail", f"beta = {claim.epsilon:.4f}", f"admmcheck bound {target} "
+                           else "fail", f"beta = {beta:.4f}", f"admmcheck bound {target} "
                            f"--dataset synthetic --nodes 3 --iterations 5 --rows 30 --dim 2 {step} --alpha "
-                           f"{setting.alpha} --seed {seed} --json", claim.epsilon,
+                           f"{setting.alpha} --seed {seed} --json", beta,
                            {"preconditions": bound["preconditions"]}), 0.0)
         white_config = MechanismAudit(mechanism, setting, where=(0, 0), white_box=True, white_box_search=True,
                                       settings=_audit_settings(mechanism, profile, seed, profile.white_samples))
@@ -279,8 +279,8 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
         black = _timed(report, lambda: _black_verdict(name, config, seed, profile.neighbour_flags(mechanism),
                                                        curves))
         profiles[name] = white.details["privacy_profile"]
-        histograms[name] = white.details["histogram"] | {"beta": claim.epsilon}
-        bars[name] = {"claimed_beta": claim.epsilon, "white_box_worst": white.details["worst_case"],
+        histograms[name] = white.details["histogram"] | {"beta": beta}
+        bars[name] = {"claimed_beta": beta, "white_box_worst": white.details["worst_case"],
                       "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
     if not bars:  # no private consensus mechanism checked (verify --only): no figures about them
         return

@@ -27,6 +27,7 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
+from admmcheck.claims.values import Claim, PureDp
 from admmcheck.errors import InvalidConfiguration, PreconditionError, TheoremConditionWarning
 from admmcheck.mechanisms import conditions
 from admmcheck.mechanisms.canaries import Canaries, ConsensusCanaries, SharingCanaries
@@ -165,12 +166,13 @@ class MechanismSpec(AlgorithmSpec):
             object.__setattr__(self, "auditable", FAMILY_AUDITABLE[self.family])
         if self.canaries is None and self.family in FAMILY_CANARIES:
             object.__setattr__(self, "canaries", FAMILY_CANARIES[self.family])
-        if self.family == CONSENSUS and self.neighbours is None:  # both consensus papers: replace one record
-            object.__setattr__(self, "neighbours", _record_pair)
-            object.__setattr__(self, "candidates", _every_record)
-            object.__setattr__(self, "place", lambda where, kind: f"record {where[1]} of node {where[0]}: {kind}")
-        if self.family == CONSENSUS and self.first_place is None:
-            object.__setattr__(self, "first_place", ((0, 0), "--record 0:0"))
+        family = FAMILY_NEIGHBOURS[self.family]
+        if self.neighbours is None:  # the family's neighbours, and every capability that goes with them
+            for name, value in family.items():
+                if name != "first_place" or self.first_place is None:
+                    object.__setattr__(self, name, value)
+        if self.first_place is None:  # the place the family's audit flag names (--record 0:0, --row 0:0, ...)
+            object.__setattr__(self, "first_place", family["first_place"])
         if self.family == CONSENSUS and self.bound_arguments is None:
             flags = [name for name in self.parameters if name not in ("alpha", "epsilon")]
             object.__setattr__(self, "bound_arguments", lambda setting: " ".join(
@@ -205,6 +207,29 @@ class MechanismSpec(AlgorithmSpec):
                                        parameter="iterations")
         return registered_pairs(self.neighbours, problem, kind, released, lambda where: self.place(where, kind),
                                 most, seed)
+
+    def claim_value(self, setting: Any, stated: Any = None) -> Claim:
+        """The claim audited on ``setting``, as a value of its own DP notion (:mod:`admmcheck.claims`): what
+        ``claim(setting)`` returns where that is a :class:`~admmcheck.claims.Claim` (an (ε, δ), zCDP, GDP or curve
+        claim, δ and all), else the claim its theorem's object makes (``as_claim``: PrivacyBound's β, DP sharing's
+        composition, DPSDA's T·ε); without ``claim``, the setting's ``epsilon``. Its source is the claim's own, else
+        the spec's ``theorem``, else who registered it. ``stated``: what ``claim(setting)`` returned, where the
+        caller has it already."""
+        if self.claim is None:
+            epsilon = getattr(setting, "epsilon", None)
+            if epsilon is None:
+                raise InvalidConfiguration(f"epsilon is required: {self.name} has no privacy theorem to audit against",
+                                           parameter="epsilon")
+            return PureDp(epsilon, source="the epsilon given with the setting")
+        stated = self.claim(setting) if stated is None else stated
+        source = self.theorem or f"stated by {REGISTRY.origin(self.name)[0] if self.name in REGISTRY else self.name}"
+        if isinstance(stated, Claim):
+            return stated.with_source(source)
+        if not hasattr(stated, "as_claim"):
+            raise InvalidConfiguration(f"{self.name}'s claim(setting) returned {type(stated).__name__}; return a "
+                                       "claim value of admmcheck.claims (PureDp, ApproxDp, ZeroConcentratedDp, "
+                                       "GaussianDp, DpCurve)", parameter="claim")
+        return stated.as_claim(self.theorem or "")
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
@@ -379,41 +404,39 @@ def reference_mechanism(name: str, network: Network, iterations: int,
 # ---- what an audit runs, by family (a spec may register its own auditable=) --------------------
 
 def consensus_auditable(spec: MechanismSpec, setting: ConsensusSetting) -> Auditable:
-    """Every broadcast released (:class:`ReferenceMechanism`), against the theorem's β on ``setting`` (or the
-    setting's ``epsilon`` where the mechanism has no theorem)."""
+    """Every broadcast released (:class:`ReferenceMechanism`), against the spec's claim on ``setting``
+    (:meth:`MechanismSpec.claim_value`: the theorem's β, refused where its preconditions fail)."""
     problem, network = setting.built
-    bound = None
-    if spec.claim is not None:
-        bound = spec.claim(setting)
-        if not bound.holds:
-            raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
-                                    "fail); there is no claim to audit. Raise theta/eta or the node sizes")
-    elif setting.epsilon is None:
-        raise InvalidConfiguration(f"epsilon is required: {spec.name} has no privacy theorem to audit against",
-                                   parameter="epsilon")
-    epsilon = setting.epsilon if bound is None else bound.require()
-    return Auditable(spec.mechanism(network, setting.iterations, setting), problem, bound, epsilon, 0.0,
-                     {"theorem": bound.summary() if bound else {"theorem": None}})
+    bound = spec.claim(setting) if spec.claim is not None else None
+    if bound is not None and not isinstance(bound, Claim) and not bound.holds:
+        raise PreconditionError(f"{bound.theorem} does not apply on this setting ({', '.join(bound.failed)} "
+                                "fail); there is no claim to audit. Raise theta/eta or the node sizes")
+    tested = spec.claim_value(setting, bound)
+    summary = bound.summary() if hasattr(bound, "summary") else {"theorem": None, "claim": tested.as_dict()}
+    return Auditable(spec.mechanism(network, setting.iterations, setting), problem, bound, tested,
+                     {"theorem": summary})
 
 
 def sharing_auditable(spec: MechanismSpec, setting: SharingSetting) -> Auditable:
     """The shared values released (:class:`SharingMechanism`, rows normalised as Assumption 2.3 asks), against the
-    smaller of the claim's total and basic composition."""
+    spec's claim (DP sharing's: the smaller of the total and basic composition)."""
     claim = spec.claim(setting)
+    tested = spec.claim_value(setting, claim)
     mechanism = SharingMechanism(setting.rho, claim.sigma, setting.iterations, name=spec.name, run=spec.run)
-    return Auditable(mechanism, setting.problem(normalise_rows=True), claim,
-                     min(claim.epsilon_total, claim.basic[0]), min(claim.delta_total, claim.basic[1]),
-                     {"theorem": claim.as_dict()},
-                     f"the smaller of the total of {spec.theorem} and basic composition")
+    summary = claim.as_dict() if hasattr(claim, "as_dict") and not isinstance(claim, Claim) else tested.as_dict()
+    used = None if isinstance(claim, Claim) else f"the smaller of the total of {spec.theorem} and basic composition"
+    return Auditable(mechanism, setting.problem(normalise_rows=True), claim, tested, {"theorem": summary}, used)
 
 
 def online_auditable(spec: OnlineSpec, setting: OnlineSetting) -> Auditable:
-    """The full transcript of messages released (:class:`DpsdaMechanism`), against T·ε (Theorem 2/4)."""
+    """The full transcript of messages released (:class:`DpsdaMechanism`), against the spec's claim (DPSDA's T·ε,
+    Theorem 2/4)."""
     claims = spec.claim(setting)
+    tested = spec.claim_value(setting, claims)
     mechanism = DpsdaMechanism(setting.graphs(spec.push_sum), claims.sigma, setting.iterations,
                                push_sum=spec.push_sum, name=spec.name, run=spec.run)
-    return Auditable(mechanism, setting.problem(), claims, claims.epsilon_total, 0.0,
-                     {"claims": claims.as_dict(setting.iterations)})
+    summary = claims.as_dict(setting.iterations) if not isinstance(claims, Claim) else tested.as_dict()
+    return Auditable(mechanism, setting.problem(), claims, tested, {"claims": summary})
 
 
 FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
@@ -445,6 +468,38 @@ def _every_row(problem: Any, kind: str) -> list[tuple[int, int]]:
 def _round_pair(problem: Any, t0: int, kind: str = "negated-target") -> tuple[Any, Any]:
     """DPSDA's Definition 1: f_t0 replaced by the function of the same features and target -b."""
     return change_one_round(problem, t0, problem.features[t0 - 1], -problem.targets[t0 - 1])
+
+
+def _every_round(problem: Any, kind: str) -> list[int]:
+    return list(range(1, problem.rounds + 1))
+
+
+def _record_place(where: tuple[int, int], kind: str) -> str:
+    return f"record {where[1]} of node {where[0]}: {kind}"
+
+
+def _row_place(where: tuple[int, int], kind: str) -> str:
+    return (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
+            else f"column 0 of party {where[0]} negated")
+
+
+def _round_place(t0: int, kind: str) -> str:
+    return f"round {t0}: target b -> -b (Definition 1: one f_t0 changed)"
+
+
+#: each family's neighbours for a spec that gives none (module-level functions: the neighbour search sends them to
+#: the audit's workers), and every capability that goes with them: both consensus papers' replace-one record, DP
+#: sharing's Definition 2 (one row of a party), DPSDA's Definition 1 (one round's function changed)
+FAMILY_NEIGHBOURS: dict[str, dict[str, Any]] = {
+    CONSENSUS: {"neighbours": _record_pair, "neighbour_kinds": NEIGHBOUR_KINDS[:2], "candidates": _every_record,
+                "place": _record_place, "first_place": ((0, 0), "--record 0:0")},
+    SHARING: {"neighbours": _row_pair, "neighbour_kinds": ("row", "column"), "candidates": _every_row,
+              "place": _row_place, "first_place": ((0, 0), "--row 0:0")},
+    ONLINE: {"neighbours": _round_pair, "neighbour_kinds": ("negated-target",), "candidates": _every_round,
+             "influences": released_round, "place": _round_place, "first_place": (1, "--changed-round 1"),
+             "released_note": "f_t's gradient first enters z(t+1) ((12)/(20)), broadcast as h(t+1) (11), and the "
+                              "last message released is h(T)"},
+}
 
 
 def warn_outside_theorem_31(setting: Any) -> None:
@@ -526,12 +581,9 @@ register(MechanismSpec(
     theorem="ADMM-sharing Theorem 1 / Corollary 1",
     claim=lambda s: sharing_bound(s.widths, rho=s.rho, lam=s.lam, c1=s.c1, b1=s.b1, epsilon=s.step_epsilon,
                                   delta=s.step_delta, iterations=s.iterations, delta_prime=s.delta_prime),
-    neighbours=_row_pair, neighbour_kinds=("row", "column"), candidates=_every_row,
-    place=lambda where, kind: (f"row {where[1]} of party {where[0]} moved on the unit sphere" if kind == "row"
-                               else f"column 0 of party {where[0]} negated"),
     exact_loss=sharing_privacy_loss, audit=AuditSettings(samples=5_000, timeout=60.0, randomness="seeded"),
     search=SearchSettings(candidates=20, samples=1_000),  # a candidate costs 0.6 s to screen: 20 of the 80 rows
-    report=True, first_place=((0, 0), "--row 0:0"),
+    report=True,
     labels={"audit": "audit against Corollary 1 (black and white box)",
             "finding": "DP ADMM sharing is not differentially private (Theorem 1)"},
     figures={"sharing_tradeoff": tradeoff_figure}))
@@ -542,13 +594,8 @@ for _name, _run, _algorithm, _theorem in (("dpsda-c", run_dpsda_c, 1, "DPSDA The
         theorem=_theorem,
         claim=lambda s, push_sum=_algorithm == 2: dpsda_claims(s.problem(), s.graphs(push_sum), s.step_epsilon,
                                                                s.gradient_noise, s.iterations),
-        neighbours=_round_pair, neighbour_kinds=("negated-target",), exact_loss=dpsda_privacy_loss,
-        candidates=lambda problem, kind: list(range(1, problem.rounds + 1)), influences=released_round,
-        place=lambda t0, kind: f"round {t0}: target b -> -b (Definition 1: one f_t0 changed)",
-        worst_case=worst_case_loss, push_sum=_algorithm == 2,
-        released_note="f_t's gradient first enters z(t+1) ((12)/(20)), broadcast as h(t+1) (11), and the last "
-                      "message released is h(T)",
-        first_place=(1, "--changed-round 1"), report=_algorithm == 1,  # verify audits DPSDA-C
+        exact_loss=dpsda_privacy_loss, worst_case=worst_case_loss, push_sum=_algorithm == 2,
+        report=_algorithm == 1,  # verify audits DPSDA-C; its neighbours are its family's (Definition 1)
         labels={"regret": f"Theorem {1 + 2 * _algorithm}",
                 "audit": "audit of the full transcript against T*epsilon (n=4, T=2)"}))
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.claims.values import ApproxDp, Claim
+from admmcheck.errors import InvalidConfiguration
 from admmcheck.audit.statistics.loss_profile import loss_distribution, plot_loss_distribution
 from admmcheck.progress import Budget
 
@@ -31,22 +32,26 @@ BLOCK = 1000  # transcripts per batched run
 class Auditable:
     """What an audit of a registered mechanism runs, built from its spec and setting (``spec.auditable``):
     ``mechanism`` the auditable run (``batch_run``), ``problem`` the data its neighbours change, ``claim`` the
-    claim object of the spec's theorem (None: the setting's ``epsilon``), (``epsilon``, ``delta``) what the audit
-    tests, ``summary`` the claim's JSON under its key (``theorem`` or ``claims``), ``claim_used`` how
-    (``epsilon``, ``delta``) follow from the claim where they are not its total."""
+    object its spec's ``claim(setting)`` gave (the theorem's, with its constants; None: none), ``claimed`` the claim
+    value audited (:class:`~admmcheck.claims.Claim`: its notion, δ and source), ``summary`` the claim's JSON under its
+    key (``theorem`` or ``claims``), ``claim_used`` how the audited claim follows from the theorem's where it is not
+    its total."""
 
     mechanism: Any
     problem: Any
     claim: Any
-    epsilon: float
-    delta: float
+    claimed: Claim
     summary: dict[str, object]
     claim_used: str | None = None
 
-    @property
-    def claimed(self) -> PrivacyClaim:
-        """What the audit tests: (``epsilon``, ``delta``)."""
-        return PrivacyClaim(self.epsilon, self.delta)
+    def pure_epsilon(self, what: str) -> float:
+        """The ε of a pure ε-DP claim, which ``what`` (an exact white box) compares its privacy loss with; refuses
+        any other claim with what to do."""
+        if not (isinstance(self.claimed, ApproxDp) and self.claimed.delta == 0):
+            raise InvalidConfiguration(f"{what} compares the exact privacy loss with a pure epsilon claim; this claim "
+                                       f"is {self.claimed.describe()}: audit it as a black box (without --white-box)",
+                                       parameter="white_box")
+        return self.claimed.epsilon
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,7 @@ def consensus_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
     losses = np.concatenate(losses)
     per_step = np.concatenate(steps)
     summary = loss_distribution(losses, confidence=options.confidence)
-    beta = audited.epsilon
+    beta = audited.pure_epsilon("the consensus white box")
     worst_index = summary.argmax
     report: dict[str, object] = summary.as_dict() | {
         "claimed_beta": beta, "theorem": audited.summary.get("theorem"), "neighbours": place,
@@ -150,7 +155,7 @@ def sharing_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
 def online_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
                      options: WhiteBoxOptions) -> dict[str, object]:
     """The exact loss of ``options.samples`` DPSDA transcripts under D and its searched worst case, against T·ε."""
-    mechanism, total = audited.mechanism, audited.epsilon
+    mechanism, total = audited.mechanism, audited.pure_epsilon("the online white box")
     broadcast = mechanism.batch_run(pair.d0, _seeds(options)).extras["broadcast"]
     per_step = spec.exact_loss(mechanism, pair.d0, pair.d1, broadcast)
     law = loss_distribution(per_step.sum(axis=(1, 2)), confidence=options.confidence)

@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from admmcheck.claims.values import PureDp
 from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.networks import Network
 from admmcheck.problems import LOGISTIC, NORM_SLACK, ConsensusProblem
@@ -134,6 +135,10 @@ class PrivacyBound:
                 "the formula value is not a privacy guarantee here"
             )
         return float(np.max(self.per_node))
+
+    def as_claim(self, source: str = "") -> PureDp:
+        """The pure β-DP claim the theorem makes (:meth:`require`: refused where it does not apply)."""
+        return PureDp(self.require(), source=source or self.theorem)
 
     def summary(self) -> dict[str, object]:
         """Dict of the theorem, beta, per-node sums, formula value and preconditions.

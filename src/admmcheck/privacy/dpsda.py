@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from admmcheck.claims.values import PureDp
 from admmcheck.graph_sequences import GraphSequence, connected_every_step
 from admmcheck.problems.online import OnlineProblem
 from admmcheck.validation import real
@@ -44,6 +45,10 @@ class DpsdaClaims:
     def regret_bound(self, rounds: int) -> float:
         """M√T."""
         return self.regret_constant * math.sqrt(rounds)
+
+    def as_claim(self, source: str = "") -> PureDp:
+        """The pure T·ε claim of the whole transcript (Theorem 2/4)."""
+        return PureDp(self.epsilon_total, source=source or "DPSDA Theorem 2/4: T epsilon")
 
     def as_dict(self, rounds: int) -> dict[str, object]:
         return {"algorithm": self.algorithm, "theorem": "DPSDA Lemma 1, Theorem 2/4 (privacy), Theorem 3/5 (regret)",

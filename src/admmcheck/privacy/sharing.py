@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from admmcheck.claims.values import ApproxDp
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.validation import positive_int, real
 
@@ -46,6 +47,13 @@ class SharingPrivacy:
     @property
     def holds(self) -> bool:
         return all(self.preconditions.values())
+
+    def as_claim(self, source: str = "") -> ApproxDp:
+        """The (ε, δ) claim of the T iterations audited: the smaller of the total and basic composition. Audited
+        whether or not its preconditions hold (the report lists them): the paper states it at settings where they
+        fail."""
+        return ApproxDp(min(self.epsilon_total, self.basic[0]), min(self.delta_total, self.basic[1]),
+                        source=source or f"the smaller of the total of {self.theorem} and basic composition")
 
     def as_dict(self) -> dict[str, object]:
         return {

@@ -53,8 +53,8 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 </section>
 <section id="event">
 <h2>Claim and deciding event</h2>
-<p>Claim: the mechanism is ({{ s.claimed_epsilon|num }}, {{ s.claimed_delta|num }})-differentially private
-(epsilon = {{ s.claimed_epsilon|num }}, delta = {{ s.claimed_delta|num }}), tested on neighbour pair
+<p>Claim: the mechanism is {{ c.describe }} ({{ c.claimed }}{% if c.source %}; {{ c.source }}{% endif %}), tested
+on neighbour pair
 {{ s.neighbour_pair }} of {{ s.neighbour_pairs }} at {{ percent }} % confidence.</p>
 <p>Deciding event ({{ s.event_family }} family): <b>{{ s.event }}</b> &mdash; more likely under
 <b>{{ s.event_more_likely_under }}</b>.</p>
@@ -67,7 +67,7 @@ interval{% else %}[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]
 %}the two one-sided Clopper&ndash;Pearson intervals above{% else %}the conditional ratio test on these counts
 (Fisher's exact bound on the odds ratio, times bounds on (1 &minus; p_a)/(1 &minus; p_b)), not from the intervals
 above{% endif %}.</p>{% endif %}
-<p>Delta at the claimed epsilon: {{ delta_text }}.</p>
+{% if s.claimed_epsilon is not none %}<p>Delta at the claimed epsilon: {{ delta_text }}.</p>{% endif %}
 {% if theorem %}<h3>Our bound for this mechanism</h3>
 <table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
 </section>
@@ -165,9 +165,26 @@ def format_number(value: object, digits: int = 3) -> str:
     return f"{float(value):.{digits}g}"
 
 
+def claim_of(s: dict) -> dict[str, str]:
+    """The audited claim's words (``describe``, ``claimed``, ``source``): the summary's ``claim``, or, in an audit
+    JSON written before claims of other notions, its (``claimed_epsilon``, ``claimed_delta``)."""
+    if "claim" in s:
+        return s["claim"]
+    epsilon, delta = format_number(s["claimed_epsilon"]), format_number(s["claimed_delta"])
+    return {"describe": f"({epsilon}, {delta})-DP", "claimed": f"claimed epsilon = {epsilon}, delta = {delta}",
+            "source": ""}
+
+
+def bound_of(s: dict) -> dict[str, object]:
+    """The verdict's lower bound (``parameter``, ``value``): the summary's ``lower_bound``, or the ε bound of an audit
+    JSON written before claims of other notions."""
+    return s.get("lower_bound") or {"parameter": "epsilon", "value": s["epsilon_lower_bound"]}
+
+
 def _headline(s: dict, percent: str) -> str:
     word = "violation" if s["verdict"] == "violation" else "no violation found"
-    return f"{word}: epsilon {'>' if strict_bound(s) else '≥'} {format_number(s['epsilon_lower_bound'])} at {percent} % confidence"
+    bound = bound_of(s)
+    return f"{word}: {bound['parameter']} {'>' if strict_bound(s) else '≥'} {format_number(bound['value'])} at {percent} % confidence"
 
 
 def _estimate(s: dict) -> str:
@@ -290,18 +307,17 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
                                                                     "and the curve of the claim"), target / "privacy_curve.png")
     layout = list(summary["output_layout"])
     percent = f"{100 * summary['confidence']:g}"
-    claimed = f"({format_number(summary['claimed_epsilon'])}, {format_number(summary['claimed_delta'])})"
     theorem = summary.get("theorem")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = format_number
     html = environment.from_string(TEMPLATE).render(
         s=summary, sequential=summary.get("sequential"), headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
-        claim=f"claimed epsilon = {format_number(summary['claimed_epsilon'])}, delta = {format_number(summary['claimed_delta'])}",
+        claim=claim_of(summary)["claimed"], c=claim_of(summary),
         percent=percent, sides=[("d0", summary["p_d0"]), ("d1", summary["p_d1"])],
         delta_text=_delta_text(summary["delta_lower_bound_at_claimed_epsilon"]),
         theorem=[(str(key), _text(value)) for key, value in theorem.items()] if isinstance(theorem, dict) else None,
         image=image, curve_image=curve_image,
-        curve_alt=f"lower bound on delta(epsilon) at {percent} % confidence (solid) and the most an {claimed}-DP "
+        curve_alt=f"lower bound on delta(epsilon) at {percent} % confidence (solid) and the most a {claim_of(summary)['describe']} "
                   "claim allows (dashed); red where the bound lies above the claim",
         curve_verdict=_curve_verdict(curve, percent) if curve else "",
         image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",

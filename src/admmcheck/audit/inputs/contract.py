@@ -9,7 +9,8 @@
 * **Neighbours** are a zero-argument callable returning :class:`Pair` ``(d0, d1)``, several
   as :class:`Pairs`, or a plain 2-tuple ``(d0, d1)`` where that cannot be misread (see
   :func:`neighbour_pairs`).
-* A **claim** is :class:`PrivacyClaim` ``(epsilon, delta)``.
+* A **claim** is a :class:`~admmcheck.claims.Claim` value: ``PureDp(epsilon)``, ``ApproxDp(epsilon, delta)`` (also
+  spelled :data:`PrivacyClaim`), ``ZeroConcentratedDp(rho)``, ``GaussianDp(mu)`` or a ``DpCurve``.
 
 Mechanisms and neighbours given as text (``FILE.py:NAME`` or ``module:NAME``) are loaded
 by :func:`admmcheck.audit.running.loading.load_callable` *inside the sampling worker processes only*: third-party code
@@ -18,30 +19,19 @@ never runs in the main process.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from collections.abc import Iterable, Sequence, Sized
 from typing import Any, Callable
 
 import numpy as np
 
+from admmcheck.claims.values import ApproxDp
 from admmcheck.errors import InvalidConfiguration
 
 
-@dataclass(frozen=True)
-class PrivacyClaim:
-    """The (epsilon, delta)-DP guarantee a mechanism claims for what it releases."""
-
-    epsilon: float
-    delta: float = 0.0
-
-    def __post_init__(self) -> None:
-        if isinstance(self.epsilon, bool) or not isinstance(self.epsilon, (int, float)) or not (
-            math.isfinite(self.epsilon) and self.epsilon >= 0
-        ):
-            raise InvalidConfiguration(f"epsilon={self.epsilon!r} must be a finite number >= 0", parameter="epsilon")
-        if isinstance(self.delta, bool) or not isinstance(self.delta, (int, float)) or not 0 <= self.delta < 1:
-            raise InvalidConfiguration(f"delta={self.delta!r} must lie in [0, 1)", parameter="delta")
+#: the (ε, δ) claim of the audits' first interface: :class:`~admmcheck.claims.ApproxDp`. Every audit takes any
+#: :class:`~admmcheck.claims.Claim` (pure ε, (ε, δ), zCDP, GDP, a curve) and tests the notion claimed.
+PrivacyClaim = ApproxDp
 
 
 def vectorised(batch: Callable[[Any, np.random.Generator, int], np.ndarray]):

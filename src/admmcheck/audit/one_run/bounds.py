@@ -21,7 +21,6 @@ of guesses must be fixed before their correctness is looked at (or their choice 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Callable
 
 from scipy import special, stats
@@ -141,22 +140,11 @@ def gaussian_blow_up_inverse(mu: float) -> Callable[[float], float]:
     return lambda y: float(special.ndtr(special.ndtri(y) - mu))
 
 
-@dataclass(frozen=True)
-class GaussianDpClaim:
-    """A claim stated as a trade-off curve: the mechanism is μ-GDP (Dong, Roth & Su 2022), its type II error at
-    least G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for every test of type I error α. Refuted by guesses that Algorithm 3 of
-    Mahloujifar et al. rejects it with (:func:`trade_off_rejected`)."""
-
-    mu: float
-
-    def __post_init__(self) -> None:
-        if isinstance(self.mu, bool) or not isinstance(self.mu, (int, float)) or not (
-                math.isfinite(self.mu) and self.mu >= 0):
-            raise InvalidConfiguration(f"mu={self.mu!r} must be a finite number >= 0", parameter="mu")
-
-    def refuted(self, canaries: int, guesses: int, correct: int, confidence: float) -> bool:
-        """Whether ``correct`` right of ``guesses`` on ``canaries`` canaries refute μ-GDP with ``confidence``."""
-        return trade_off_rejected(gaussian_blow_up_inverse(self.mu), canaries, guesses, correct, confidence)
+def gaussian_dp_refuted(mu: float, canaries: int, guesses: int, correct: int, confidence: float) -> bool:
+    """Whether ``correct`` right of ``guesses`` on ``canaries`` canaries refute μ-GDP (a claim stated as a trade-off
+    curve: type II error at least G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) for every test of type I error α, Dong, Roth & Su 2022)
+    with ``confidence``, by Algorithm 3 of Mahloujifar et al. (:func:`trade_off_rejected`)."""
+    return trade_off_rejected(gaussian_blow_up_inverse(mu), canaries, guesses, correct, confidence)
 
 
 def gaussian_dp_lower_bound(canaries: int, guesses: int, correct: int, confidence: float) -> float:

@@ -27,12 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.audit.inputs.contract import Pair, PairSequence, PrivacyClaim
+from admmcheck.audit.inputs.contract import Pair, PairSequence
 from admmcheck.audit.inputs.neighbourhoods import Dataset, RecordDomain
-from admmcheck.audit.one_run.bounds import GaussianDpClaim, epsilon_lower_bound, gaussian_dp_lower_bound
+from admmcheck.audit.one_run.bounds import epsilon_lower_bound, gaussian_dp_lower_bound, gaussian_dp_refuted
 from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.claims.values import ApproxDp, Claim, GaussianDp
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.progress import Budget
 from admmcheck.validation import one_of, positive_int
@@ -230,7 +231,7 @@ class CanaryAuditResult:
     Gaussian-DP μ bound), every guess, and the pooled scores of included and excluded canaries."""
 
     verdict: str
-    claim: PrivacyClaim | GaussianDpClaim
+    claim: ApproxDp | GaussianDp
     confidence: float
     epsilon_lower_bound: float
     mu_lower_bound: float
@@ -247,7 +248,7 @@ class CanaryAuditResult:
     context: dict[str, object] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        bounded = "mu_lower_bound" if isinstance(self.claim, GaussianDpClaim) else "epsilon_lower_bound"
+        bounded = "mu_lower_bound" if isinstance(self.claim, GaussianDp) else "epsilon_lower_bound"
         best = max(self.guesses, key=lambda g: getattr(g, bounded))  # the guess that decides the claim's bound
         return self.context | {
             "verdict": self.verdict, "mode": "one-run", "epsilon_lower_bound": self.epsilon_lower_bound,
@@ -262,7 +263,7 @@ class CanaryAuditResult:
         }
 
 
-def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim | GaussianDpClaim,
+def guess(scores: np.ndarray, included: np.ndarray, claim: ApproxDp | GaussianDp,
           confidence: float) -> list[Guess]:
     """The guesses of every share of :data:`GUESS_SHARES` and their bounds, each at (1 − confidence)/K (the ε bound
     at the claim's δ; at δ = 0 for a Gaussian-DP claim)."""
@@ -281,7 +282,17 @@ def guess(scores: np.ndarray, included: np.ndarray, claim: PrivacyClaim | Gaussi
     return found
 
 
-def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyClaim | GaussianDpClaim,
+def require_one_run_claim(claim: Claim) -> ApproxDp | GaussianDp:
+    """``claim`` where a one-run audit can test it: (ε, δ)-DP (Steinke et al.'s bound) or μ-GDP (a trade-off curve,
+    Mahloujifar et al.'s Algorithm 3); any other is refused with what to claim instead."""
+    if not isinstance(claim, (ApproxDp, GaussianDp)):
+        raise InvalidConfiguration(f"a one-run audit tests an (epsilon, delta) or a Gaussian-DP claim, not "
+                                   f"{claim.describe()}: audit it with many runs (without canaries), or claim the "
+                                   "(epsilon, delta) it implies (claim.to_approx(delta))", parameter="claim")
+    return claim
+
+
+def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: ApproxDp | GaussianDp,
                    domain: RecordDomain, *, runs: int = 1, score: str | None = None, kind: str = "add-remove",
                    settings: AuditSettings | None = None, progress: bool = False,
                    nodes: tuple[int, Placement] | None = None) -> CanaryAuditResult:
@@ -290,6 +301,7 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: PrivacyCl
     ``canaries`` canaries each (:mod:`this module's <admmcheck.audit.one_run.canaries>` description). ``settings`` gives the seed, confidence, workers, timeout and
     limits (its ``samples`` are not used: a one-run audit makes R calls, R + 1 with the default score); ``progress``
     shows a bar over the runs (stderr); ``nodes`` puts the canaries among the records' nodes (:func:`draw_game`)."""
+    require_one_run_claim(claim)
     settings = settings or AuditSettings()
     started = time.monotonic()
     game = draw_game(dataset, domain, canaries, runs, kind, settings.seed, nodes)
@@ -315,18 +327,19 @@ def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSetti
         return {task.pair: block for task, block in done}
 
 
-def conclude(scores: np.ndarray, game: CanaryGame, claim: PrivacyClaim | GaussianDpClaim, settings: AuditSettings,
+def conclude(scores: np.ndarray, game: CanaryGame, claim: ApproxDp | GaussianDp, settings: AuditSettings,
              score: str, started: float, context: dict[str, object] | None = None) -> CanaryAuditResult:
     """The verdict from the (R, m) ``scores`` of ``game``'s canaries: every guess of :func:`guess`, the largest bounds,
     and the note on the ceiling m canaries put on any bound. An (ε, δ) claim is refuted where a guess's ε bound
     exceeds ε; a Gaussian-DP claim where a guess rejects its trade-off curve at the guess's level."""
+    require_one_run_claim(claim)
     found = guess(scores.ravel(), game.included.ravel(), claim, settings.confidence)
     epsilon = max(g.epsilon_lower_bound for g in found)
     mu = max(g.mu_lower_bound for g in found)
     total = scores.size
     level = 1 - found[-1].level
-    if isinstance(claim, GaussianDpClaim):
-        refuted = any(claim.refuted(total, g.guesses, g.correct, 1 - g.level) for g in found)
+    if isinstance(claim, GaussianDp):
+        refuted = any(gaussian_dp_refuted(claim.mu, total, g.guesses, g.correct, 1 - g.level) for g in found)
         bounded, ceiling = "mu", gaussian_dp_lower_bound(total, total, total, level)
     else:
         refuted = epsilon > claim.epsilon

@@ -29,10 +29,11 @@ vector) these are the Neyman-Pearson sets, one of which attains δ(ε) at each �
 Pearson 1933; Dong, Roth & Su 2022, trade-off functions).
 
 **The claim's curve.** An (ε0, δ0)-DP mechanism has δ(ε) <= δ0 + (1 − δ0)(e^{ε0} − e^ε)/(1 + e^{ε0})
-on [0, ε0] and <= δ0 beyond (:func:`claimed_delta`): the hockey-stick divergence of the
+on [0, ε0] and <= δ0 beyond: the hockey-stick divergence of the
 randomised-response pair whose privacy region is the whole (ε0, δ0) region (Kairouz, Oh &
 Viswanath 2015, Thm 2.1), which contains the region of every (ε0, δ0)-DP pair. Where the lower
-curve lies above it, the curve refutes the claim at the stated confidence.
+curve lies above it, the curve refutes the claim at the stated confidence. Any other claim (zCDP, GDP, a curve)
+gives its own profile (:meth:`admmcheck.claims.Claim.profile`), against which the curve is compared alike.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from admmcheck.audit.inputs.contract import PrivacyClaim
+from admmcheck.claims.values import Claim
 from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, epsilon_bound
 from admmcheck.audit.statistics.events import Event, histogram_counts
 
@@ -168,16 +169,6 @@ def pair_sets(pair: int, events: list[Event], counts: tuple[np.ndarray, np.ndarr
     return sets
 
 
-def claimed_delta(epsilon: np.ndarray | float, claim: PrivacyClaim) -> np.ndarray:
-    """The largest δ(ε) an (ε0, δ0)-DP mechanism can have: δ0 + (1 − δ0)(e^{ε0} − e^ε)/(1 + e^{ε0}) for
-    ε <= ε0, δ0 beyond (Kairouz, Oh & Viswanath 2015, Thm 2.1; see the module docstring)."""
-    epsilon = np.asarray(epsilon, dtype=float)
-    # (e^{ε0} − e^ε)/(1 + e^{ε0}) written so that no exponential overflows for a large claimed ε
-    inside = claim.delta + (1 - claim.delta) * -np.expm1(np.minimum(epsilon, claim.epsilon) - claim.epsilon) \
-        / (1 + math.exp(-claim.epsilon))
-    return np.where(epsilon <= claim.epsilon, inside, claim.delta)
-
-
 def lines(intervals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(p_a lower, p_b upper) of every line from the (sets, side, lower/upper) ``intervals``: per set, E with
     d1 then d0 as the numerator, then its complement E^c likewise (P(E^c) = 1 − P(E))."""
@@ -192,7 +183,7 @@ class PrivacyCurve:
     probability ``level``), the ``ladders`` (pair, event, thresholds), and the grids of ε and δ at which
     :meth:`as_dict` gives the curve (:func:`bound_curve`)."""
 
-    claim: PrivacyClaim
+    claim: Claim
     confidence: float
     level: float
     sets: tuple[CurveSet, ...]
@@ -221,7 +212,7 @@ class PrivacyCurve:
 
     def exceeding(self) -> np.ndarray:
         """The ε of the grid where the lower bound on δ(ε) lies above the most the claim allows."""
-        return self.epsilon_grid[self.delta_lower_bound(self.epsilon_grid) > claimed_delta(self.epsilon_grid, self.claim)]
+        return self.epsilon_grid[self.delta_lower_bound(self.epsilon_grid) > self.claim.profile(self.epsilon_grid)]
 
     def notes(self, verdict: str) -> tuple[str, ...]:
         """A note for the audit when the curve refutes the claim but the ε verdict does not."""
@@ -238,7 +229,7 @@ class PrivacyCurve:
         above = self.exceeding()
         return {"epsilon_grid": self.epsilon_grid.tolist(),
                 "delta_lower_bound": self.delta_lower_bound(self.epsilon_grid).tolist(),
-                "claimed_delta": claimed_delta(self.epsilon_grid, self.claim).tolist(),
+                "claimed_delta": self.claim.profile(self.epsilon_grid).tolist(),
                 "delta_grid": self.delta_grid.tolist(),
                 "epsilon_lower_bound": self.epsilon_lower_bound(self.delta_grid).tolist(),
                 "exceeds_claim": bool(len(above)), "exceeds_claim_at_epsilon": above.tolist(),
@@ -246,20 +237,22 @@ class PrivacyCurve:
                 "level": self.level, "confidence": self.confidence, "method": METHOD}
 
 
-def bound_curve(sets: list[CurveSet], claim: PrivacyClaim, confidence: float) -> PrivacyCurve:
+def bound_curve(sets: list[CurveSet], claim: Claim, confidence: float) -> PrivacyCurve:
     """Bound every set (four one-sided Clopper-Pearson intervals at (1 − confidence)/(4 × sets) each) and
     lay the grids: ε from 0 to the largest finite ε a line supports (at least twice the claimed ε) in
-    GRID_POINTS steps, with the claimed ε; δ over DELTA_GRID with the claimed δ."""
+    GRID_POINTS steps, with the claimed ε; δ over DELTA_GRID with the claimed δ (for a claim with no ε or δ of its
+    own, its (ε, δ) planning point's: :meth:`~admmcheck.claims.Claim.planning_point`)."""
+    point = claim.planning_point()
     level = (1 - confidence) / (4 * max(1, len(sets)))
     counts = np.array([s.counts for s in sets], dtype=float).reshape(-1, 2)
     n = np.array([s.n for s in sets], dtype=float).reshape(-1, 2)
     intervals = np.stack([cp_lower(counts, n, level), cp_upper(counts, n, level)], axis=-1)
     lower_a, upper_b = lines(intervals)
     supported = epsilon_bound(lower_a, upper_b, 0.0)
-    top = max(float(supported.max(initial=-np.inf)), 2 * claim.epsilon)
+    top = max(float(supported.max(initial=-np.inf)), 2 * point.epsilon)
     top = top if top > 0 else 1.0
-    epsilon_grid = np.union1d(np.linspace(0.0, top, GRID_POINTS), [claim.epsilon])
-    delta_grid = np.union1d(DELTA_GRID, [claim.delta] if claim.delta > 0 else [])
+    epsilon_grid = np.union1d(np.linspace(0.0, top, GRID_POINTS), [point.epsilon])
+    delta_grid = np.union1d(DELTA_GRID, [point.delta] if point.delta > 0 else [])
     ladders: dict[tuple[int, str], int] = {}
     for s in sets:
         if s.threshold is not None:
