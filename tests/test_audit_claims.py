@@ -144,3 +144,32 @@ def test_assert_private_tests_a_claim_of_any_notion_and_its_replay_states_it():
     with pytest.raises(InvalidConfiguration, match="give the claim one way"):
         assert_private(f"{MECHANISMS}:gaussian_unit", f"{MECHANISMS}:scalar_pair", epsilon=1.0,
                        claim=GaussianDp(1.0))
+
+
+@pytest.mark.parametrize("paper", ["dp-sharing", "dpsda-c"], ids=["sharing", "online"])
+def test_a_sharing_or_online_variant_whose_claim_is_a_value_runs_bounds_and_is_audited(paper, capsys):
+    """Its noise scale comes from its own arguments (the paper's come from its theorem's object), its claim keeps its
+    delta in run, bound and audit, and nothing it prints carries the paper's theorem."""
+    from admmcheck.cli import main
+    from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
+    from admmcheck.mechanisms.registry import REGISTRY, register
+
+    spec = REGISTRY.mechanism(paper)
+    name = f"{paper}-valued"
+    register(replace(spec, name=name, theorem=None, labels={}, report=False,
+                     claim=lambda setting: ApproxDp(3.0, 1e-5, source="the variant's own proof"),
+                     arguments=lambda setting: {"sigma": 2.0}))
+    try:
+        assert main(["run", name, "--iterations", "3", "--json"]) == 0
+        ran = json.loads(capsys.readouterr().out)
+        assert ran["claim"]["delta"] == 1e-5 and ran["claim"]["source"] == "the variant's own proof"
+        assert main(["bound", name]) == 0
+        assert capsys.readouterr().out.strip() == f"{name}: (3, 1e-05)-DP (the variant's own proof)"
+        audited = run_mechanism_audit(MechanismAudit(name, spec.setting_type.defaults("audit"),
+                                                     where=spec.first_place[0],
+                                                     settings=spec.audit.but(samples=1_000, workers=2))).as_dict()
+    finally:
+        REGISTRY.unregister(name)
+    assert audited["claimed_epsilon"] == 3.0 and audited["claimed_delta"] == 1e-5
+    text = json.dumps([ran, audited], default=str)
+    assert "Theorem" not in text and "Corollary" not in text and "DPSDA" not in text

@@ -124,16 +124,19 @@ def test_audit_takes_both_variants_and_finds_no_violation(python):
 
 
 def test_verify_only_checks_the_variants(python, tmp_path):
-    """The consensus variant's claim, white box (sampled and searched), black-box audit and convergence conditions
-    (it registers M-ADMM's, conditions=), and the sharing variant's audit, all passing: the only verdicts of the
-    report."""
+    """The consensus variant's convergence conditions (it registers M-ADMM's, conditions=), its claim, black-box audit
+    and white box at its audit setting, and the sharing variant's claim and audit at the 4 rows a party it declares,
+    all passing: the only verdicts of the report."""
     assert VERIFY == ["verify", "--profile", "smoke", "--only", ",".join(NAMES)]
     report = _json(python, *VERIFY, "--out", str(tmp_path))
     assert [(verdict["algorithm"], verdict["verdict"]) for verdict in report["verdicts"]] == [
-        ("noisy-admm", "pass")] * 4 + [("clipped-sharing", "pass")]
-    assert "exact convergence conditions (certified)" in [v["check"] for v in report["verdicts"]]
+        ("noisy-admm", "pass")] * 4 + [("clipped-sharing", "pass")] * 2
+    checks = [v["check"] for v in report["verdicts"]]
+    assert "exact convergence conditions (certified)" in checks
+    assert any(check.startswith("black-box audit at --rows 4") for check in checks)
+    claim = next(v for v in report["verdicts"] if v["algorithm"] == "noisy-admm" and v["check"].startswith("claim"))
     white = next(verdict for verdict in report["verdicts"] if verdict["check"].startswith("white-box"))
-    assert 0 < white["value"] <= 1  # the searched worst loss over beta
+    assert 0 < white["value"] <= claim["value"]  # the largest sampled loss within beta
     assert json.loads((tmp_path / "report.json").read_text())["verdicts"] == report["verdicts"]
 
 

@@ -25,7 +25,7 @@ import select
 import sys
 import traceback
 import warnings
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from admmcheck import __version__
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
@@ -34,10 +34,11 @@ from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import CodeAuditConfig, MechanismAudit, run_audit, run_mechanism_audit
 from admmcheck.commands.canary_audit import (NOT_FOR_CANARIES, CanaryAuditConfig, CanarySlots, MechanismCanaryAudit,
                                              run_canary_audit, run_mechanism_canary_audit)
-from admmcheck.commands.consensus import ExperimentConfig, evaluate_bound, execute, execute_experiment
-from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
-from admmcheck.commands.sharing import evaluate_sharing_bound, execute_sharing
+from admmcheck.commands.consensus import ExperimentConfig, execute, execute_experiment
+from admmcheck.commands.online import execute_dpsda
+from admmcheck.commands.sharing import execute_sharing
 from admmcheck.commands.verify import PROFILES, collect
+from admmcheck.claims.values import Claim
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number
@@ -144,7 +145,20 @@ def _verify_parser(commands: argparse._SubParsersAction) -> None:
     verify.add_argument("--json", action="store_true", help="print report.json instead of the verdict table")
     verify.add_argument("--only", type=_names, default=None, metavar="NAME[,NAME...]",
                         help="check only these registered algorithms and mechanisms (admmcheck plugins lists them; "
-                             "a mechanism is checked when registered with report=True)")
+                             "one of admmcheck's own mechanisms is checked when registered with report=True, a "
+                             "plugin's always)")
+    verify.add_argument("--set", type=_assignment, action="append", default=[], metavar="NAME.FIELD=VALUE",
+                        dest="changes", help="audit a plugin's mechanism NAME with its setting's FIELD at VALUE (as "
+                        "its flag --FIELD reads it) instead of the setting it declares for its audit; repeatable")
+
+
+def _assignment(text: str) -> tuple[str, str, str]:
+    """``NAME.FIELD=VALUE`` of ``verify --set`` as (NAME, FIELD, VALUE) (FIELD as its field or its flag's name)."""
+    target, equals, value = text.partition("=")
+    name, dot, field_name = target.rpartition(".")
+    if not (equals and dot and name and field_name):
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME.FIELD=VALUE, e.g. my-variant.samples=4")
+    return name, field_name.replace("-", "_"), value
 
 
 def _targets(parser: argparse.ArgumentParser, what: str) -> argparse._SubParsersAction:
@@ -161,7 +175,7 @@ def _run_parser(commands: argparse._SubParsersAction) -> None:
         sub.set_defaults(name=name)
         _setting_flags(sub, spec.setting_type, "run", spec)
         sub.add_argument("--json", action="store_true", help="print one JSON object")
-        if spec.setting_type is not OnlineSetting:
+        if not issubclass(spec.setting_type, OnlineSetting):
             sub.add_argument("--export-problem", metavar="FILE.npz", help="write the problem's data (and, consensus, "
                              "the adjacency)")
 
@@ -197,7 +211,7 @@ def _conditions_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _audit_parser(commands: argparse._SubParsersAction) -> None:
-    audit = _command_parser(commands, "audit", "test a mechanism's (epsilon, delta)-DP claim on neighbouring datasets: "
+    audit = _command_parser(commands, "audit", "test a mechanism's privacy claim on neighbouring datasets: "
                             "third-party code (audit code) or a registered mechanism (audit "
                             + ", ".join(REGISTRY.names(private=True)) + ")")
     targets = _targets(audit, "TARGET")
@@ -218,7 +232,7 @@ def _audit_parser(commands: argparse._SubParsersAction) -> None:
     for name in REGISTRY.names(private=True):
         spec = REGISTRY.mechanism(name)
         aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
-        sub = _audit_target(targets, name, f"audit our {spec.title} against "
+        sub = _audit_target(targets, name, f"audit {spec.title} against "
                             + (f"its claim ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)")
                             + " on a small setting", aliases)
         sub.set_defaults(name=name)
@@ -293,7 +307,7 @@ def _setting_flags(parser: argparse.ArgumentParser, setting_type: type, command:
     names its commands' defaults, else the field's own); the value reaches the setting only when typed, under
     ``GROUP:NAME`` (:func:`_flags`)."""
     if defaults is None and hasattr(setting_type, "DEFAULTS"):
-        defaults = setting_type.DEFAULTS[command]
+        defaults = setting_type.defaults(command)
     for item in flag_fields(setting_type, command):
         meta = item.metadata
         if item.name in skip:
@@ -359,8 +373,11 @@ def _command_verify(args: argparse.Namespace) -> int:
         profile = replace(profile, iterations=args.iterations)
     output_folder(args.out, "--out")  # fail before the work, not after it
     say = (lambda message: print(f"admmcheck verify: {message} ...", file=sys.stderr)) if sys.stderr.isatty() else None
+    changes: dict[str, dict[str, str]] = {}
+    for name, field_name, value in args.changes:
+        changes.setdefault(name, {})[field_name] = value
     report = collect(profile, seed=args.seed, progress=say, command_line="admmcheck " + " ".join(sys.argv[1:]),
-                     only=args.only)
+                     only=args.only, changes=changes)
     paths = render(report, args.out)
     if args.json:
         print(to_json(report.to_dict() | {"files": {k: str(v) for k, v in paths.items()}}))
@@ -411,28 +428,41 @@ RUNNERS = {
 def _command_run(args: argparse.Namespace) -> int:
     spec = REGISTRY[args.name]
     setting = _setting(spec, "run", _flags(args)["setting"])
-    summary = RUNNERS[type(setting)](spec.name, setting, getattr(args, "export_problem", None))
+    summary = _of_family(RUNNERS, setting)(spec.name, setting, getattr(args, "export_problem", None))
     if args.json:
         print(to_json(summary))
         return EXIT_OK
-    for key in RUN_KEYS[type(setting)]:
+    for key in _of_family(RUN_KEYS, setting):
         print(f"{key:<16} {summary[key]}")
-    if "privacy" in summary:
-        privacy = summary["privacy"]
-        print(f"{'sigma':<16} {privacy['sigma']} (Theorem 1 for epsilon = {privacy['epsilon']} per iteration)")
-        print(f"{'claimed total':<16} epsilon' = {privacy['epsilon_total']:.4g}, delta = {privacy['delta_total']:.3g} "
-              "(Corollary 1)")
+    claim = summary.get("claim")
+    if claim is not None:  # a private run: the noise it drew and the claim it is for, in the claim's words
+        if "sigma" not in _of_family(RUN_KEYS, setting):
+            print(f"{'sigma':<16} {summary['sigma']}")
+        print(f"{'claimed':<16} " + (f"none: {claim['none']}" if "none" in claim else claim["describe"]
+                                     + (f" ({claim['source']})" if claim["source"] else "")))
     return EXIT_OK
+
+
+def _of_family(table: dict[type, Any], setting: Any) -> Any:
+    """The entry of ``table`` for ``setting``'s family: its type's, or that of the family setting it extends."""
+    return next(table[kind] for kind in type(setting).__mro__ if kind in table)
 
 
 def _command_bound(args: argparse.Namespace) -> int:
     spec = REGISTRY.mechanism(args.name)
     setting = _setting(spec, "bound", _flags(args)["setting"])
-    return BOUND_PRINTERS[type(setting)](args, spec, setting)
+    stated = spec.claim(setting)
+    if isinstance(stated, Claim):  # a claim stated as a value: its notion, parameters and source
+        claim = spec.claim_value(setting, stated)
+        if args.json:
+            print(to_json({"mechanism": spec.name, "claim": claim.as_dict()}))
+        else:
+            print(f"{spec.name}: {claim}")
+        return EXIT_OK
+    return _of_family(BOUND_PRINTERS, setting)(args, spec, setting, stated)
 
 
-def _consensus_bound(args: argparse.Namespace, spec: MechanismSpec, setting: ConsensusSetting) -> int:
-    bound = evaluate_bound(spec.name, setting)
+def _consensus_bound(args: argparse.Namespace, spec: MechanismSpec, setting: ConsensusSetting, bound: Any) -> int:
     facts = setting.bound_setting()
     parameters = {"eta": describe_schedule(setting.eta), "alpha": describe_schedule(setting.alpha), "c1": setting.c1}
     if "theta" in spec.parameters:
@@ -455,8 +485,7 @@ def _consensus_bound(args: argparse.Namespace, spec: MechanismSpec, setting: Con
     return EXIT_OK if bound.holds else EXIT_CHECK_FAILED
 
 
-def _sharing_bound(args: argparse.Namespace, spec: MechanismSpec, setting: SharingSetting) -> int:
-    privacy = evaluate_sharing_bound(spec.name, setting)
+def _sharing_bound(args: argparse.Namespace, spec: MechanismSpec, setting: SharingSetting, privacy: Any) -> int:
     summary = privacy.as_dict()
     if args.json:
         print(to_json(summary))
@@ -475,8 +504,8 @@ def _sharing_bound(args: argparse.Namespace, spec: MechanismSpec, setting: Shari
     return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
 
 
-def _online_bound(args: argparse.Namespace, spec: MechanismSpec, setting: OnlineSetting) -> int:
-    summary = dpsda_bound_summary(spec.name, setting)
+def _online_bound(args: argparse.Namespace, spec: MechanismSpec, setting: OnlineSetting, claims: Any) -> int:
+    summary = claims.as_dict(setting.iterations)
     if args.json:
         print(to_json(summary))
     else:

@@ -251,7 +251,7 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
     from admmcheck.mechanisms.registry import REGISTRY
 
     spec = REGISTRY.mechanism(name)
-    defaults = spec.setting_type.DEFAULTS["audit"]
+    defaults = spec.setting_type.defaults("audit")
     setting = replace(setting if setting is not None else defaults, seed=seed)
     if epsilon is not None:
         if spec.claim is not None:
@@ -296,7 +296,7 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
         from admmcheck.mechanisms.settings import ConsensusSetting
 
         spec = REGISTRY[algorithm]
-        if spec.setting_type is not ConsensusSetting:
+        if not issubclass(spec.setting_type, ConsensusSetting):
             raise InvalidConfiguration(f"{algorithm} is of the {spec.family} family; assert_converges runs consensus "
                                        "algorithms by name (give a run function and its problem otherwise)",
                                        parameter="algorithm")

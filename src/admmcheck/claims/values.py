@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Iterable
 
 import numpy as np
-from scipy import optimize, special
 
 from admmcheck.errors import InvalidConfiguration
 
@@ -135,6 +134,8 @@ class Claim(ABC):
             high *= 2
             if high > 1e6:
                 return math.inf
+        from scipy import optimize  # imported where used: an audit's worker processes import this module
+
         return float(optimize.brentq(lambda e: float(self.profile(e)) - delta, 0.0, high, xtol=1e-12, rtol=1e-12))
 
     def to_approx(self, delta: float) -> "ApproxDp":
@@ -260,6 +261,8 @@ class GaussianDp(Claim):
 
     def profile(self, epsilon: np.ndarray | float) -> np.ndarray:
         """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022, Cor. 2.13)."""
+        from scipy import special
+
         epsilon = np.asarray(epsilon, dtype=float)
         if self.mu == 0:
             return np.zeros_like(epsilon)
@@ -278,6 +281,8 @@ class GaussianDp(Claim):
     def refuted_value(self, p_a: np.ndarray | float, p_b: np.ndarray | float) -> np.ndarray:
         """Φ⁻¹(p_a) − Φ⁻¹(p_b): μ-GDP allows P_a(E) <= 1 − G_μ(P_b(E)) = Φ(Φ⁻¹(P_b(E)) + μ) (Def. 2.6 with the
         test that rejects on E), which rises with P_b and μ."""
+        from scipy import special
+
         with np.errstate(divide="ignore", invalid="ignore"):
             value = special.ndtri(np.asarray(p_a, dtype=float)) - special.ndtri(np.asarray(p_b, dtype=float))
         return np.where(np.isnan(value), -math.inf, value)
@@ -295,6 +300,8 @@ class GaussianDp(Claim):
 
 def _bernoulli_renyi(p: np.ndarray, q: np.ndarray, orders: np.ndarray) -> np.ndarray:
     """D_α(Bern(p) ‖ Bern(q)) for each order α > 1 (last axis), ``p`` and ``q`` broadcast against it."""
+    from scipy import special
+
     p, q = p[..., None], q[..., None]
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.stack([orders * np.log(p) + (1 - orders) * np.log(q),
@@ -341,6 +348,8 @@ class ZeroConcentratedDp(Claim):
         values = np.array([log_delta(float(alpha)) for alpha in grid])
         best = int(np.argmin(values))
         low, high = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+        from scipy import optimize
+
         found = optimize.minimize_scalar(log_delta, bounds=(low, high), method="bounded", options={"xatol": 1e-12})
         return float(min(1.0, math.exp(min(found.fun, values[best]))))
 

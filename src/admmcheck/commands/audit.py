@@ -181,7 +181,7 @@ class MechanismAudit:
     def __post_init__(self) -> None:
         spec = self.spec
         if self.setting is None:
-            object.__setattr__(self, "setting", spec.setting_type.DEFAULTS["audit"])
+            object.__setattr__(self, "setting", spec.setting_type.defaults("audit"))
         elif not isinstance(self.setting, spec.setting_type):
             raise InvalidConfiguration(f"setting is a {type(self.setting).__name__}; {self.mechanism} reads a "
                                        f"{spec.setting_type.__name__}", parameter="setting")

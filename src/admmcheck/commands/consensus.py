@@ -1,8 +1,8 @@
-"""Run a registered consensus algorithm, evaluate a mechanism's theorem, rerun a paper's figure.
+"""Run a registered consensus algorithm, rerun a paper's figure.
 
 :func:`execute` runs an algorithm on a :class:`~admmcheck.mechanisms.settings.ConsensusSetting`: it builds the
-dataset, partition, network and CVXPY reference, runs the algorithm and returns everything a report needs;
-:func:`evaluate_bound` evaluates a mechanism's theorem on one. No argument parsing or printing happens here.
+dataset, partition, network and CVXPY reference, runs the algorithm and returns everything a report needs. No
+argument parsing or printing happens here.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from admmcheck.output import output_file, output_folder
 from admmcheck.oracle import Optimum, centralized_optimum
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.privacy import PrivacyBound
 from admmcheck.problems import ConsensusProblem
 from admmcheck.runs import Run, describe_seed
 from admmcheck.parameters import parameter
@@ -102,12 +101,6 @@ def execute(algorithm: str, setting: ConsensusSetting, export_problem: str | Pat
     optimum = centralized_optimum(problem)
     run = run_reference_algorithm(algorithm, setting, problem, network, optimum)
     return Job(algorithm=algorithm, setting=setting, problem=problem, network=network, optimum=optimum, run=run)
-
-
-def evaluate_bound(mechanism: str, setting: ConsensusSetting) -> PrivacyBound:
-    """The registered theorem of consensus ``mechanism`` (its ``claim``) on ``setting``."""
-    one_of("mechanism", mechanism, bound_mechanisms())
-    return REGISTRY.mechanism(mechanism).claim(setting)
 
 
 @dataclass(frozen=True)

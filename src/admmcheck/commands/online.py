@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.mechanisms.settings import OnlineSetting
 from admmcheck.oracle import hindsight_optimum
@@ -26,9 +27,10 @@ def execute_dpsda(algorithm: str, setting: OnlineSetting) -> dict[str, object]:
     spec = REGISTRY.mechanism(algorithm)
     problem, graphs = setting.problem(), setting.graphs(spec.push_sum)
     claims = spec.claim(setting)
+    arguments = spec.run_arguments(setting, claims)
     run = spec.run(
-        problem, graphs=graphs, sigma=claims.sigma, gradient_noise=setting.gradient_noise,
-        iterations=setting.iterations, seeds=np.random.SeedSequence(setting.seed).spawn(trials))
+        problem, graphs=graphs, gradient_noise=setting.gradient_noise, iterations=setting.iterations,
+        seeds=np.random.SeedSequence(setting.seed).spawn(trials), **arguments)
     T = setting.iterations
     decisions = run.extras["decision"][:, :T]
     losses = np.stack([problem.value(t, decisions[:, t - 1]) for t in range(1, T + 1)], axis=1)  # (trials, T)
@@ -37,12 +39,19 @@ def execute_dpsda(algorithm: str, setting: OnlineSetting) -> dict[str, object]:
     best = hindsight_optimum(problem, T).objective
     regret = float(losses.sum(axis=1).mean() - best)
     average_regret = float(running_losses.sum(axis=1).mean() - best)
+    # the regret bound of the claim's object where it states one (DPSDA's Theorem 3/5); a variant's claim may not
+    bound = claims.regret_bound(T) if hasattr(claims, "regret_bound") else None
+    try:
+        claim = spec.claim_value(setting, claims).as_dict()
+    except InvalidConfiguration as refused:  # no finite claim: step_epsilon = inf draws no noise
+        claim = {"none": f"no finite claim ({refused})"}
     return {
         "algorithm": algorithm, "nodes": setting.nodes, "dim": problem.dim, "iterations": T,
-        "epsilon": setting.step_epsilon, "sigma": claims.sigma, "trials": trials,
+        "epsilon": setting.step_epsilon, "sigma": arguments.get("sigma"), "trials": trials,
         "regret": regret, "regret_over_T": regret / T, "average_regret": average_regret,
-        "regret_bound": claims.regret_bound(T), "regret_within_bound": regret <= claims.regret_bound(T),
-        "hindsight_optimum": best, "claims": claims.as_dict(T), "seed": describe_seed(run.seeds[0]),
+        "regret_bound": bound, "regret_within_bound": None if bound is None else regret <= bound,
+        "hindsight_optimum": best, "claim": claim,
+        "claims": claims.as_dict(T) if hasattr(claims, "regret_bound") else None, "seed": describe_seed(run.seeds[0]),
         "wall_time_s": run.wall_time_s,
         "definitions": {"regret": "mean over trials of sum_t f_t(x(t)) - min_v sum_t f_t(v), eq. (3)",
                         "average_regret": "the same for the running average x~(t), eq. (19)"},

@@ -12,7 +12,6 @@ from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.mechanisms.settings import SharingSetting
 from admmcheck.oracle import sharing_optimum
 from admmcheck.output import output_file, write_atomic
-from admmcheck.privacy.sharing import SharingPrivacy
 from admmcheck.runs import describe_seed
 from admmcheck.validation import one_of
 
@@ -33,8 +32,12 @@ def execute_sharing(algorithm: str, setting: SharingSetting, export_problem: str
     optimum = sharing_optimum(problem)
     seeds = [np.random.SeedSequence(setting.seed)]
     privacy = spec.claim(replace(setting, features=problem.widths)) if spec.private else None
-    noise = {} if privacy is None else {"sigma": np.array(privacy.sigma)}
-    run = spec.run(problem, rho=setting.rho, iterations=setting.iterations, seeds=seeds, reference=optimum, **noise)
+    arguments = spec.run_arguments(setting, privacy) if spec.private else (
+        dict(spec.arguments(setting)) if spec.arguments is not None else {})
+    if "sigma" in arguments:
+        arguments["sigma"] = np.broadcast_to(np.asarray(arguments["sigma"], dtype=float), (problem.parties,)).copy()
+    run = spec.run(problem, rho=setting.rho, iterations=setting.iterations, seeds=seeds, reference=optimum,
+                   **arguments)
     shared = run.extras["shared"][0, -1]
     summary: dict[str, object] = {
         "algorithm": algorithm, "dataset": setting.dataset, "parties": problem.parties,
@@ -52,14 +55,8 @@ def execute_sharing(algorithm: str, setting: SharingSetting, export_problem: str
     }
     if privacy is not None:
         summary["privacy"] = privacy.as_dict()
-        summary["sigma"] = list(privacy.sigma)
+        summary["claim"] = spec.claim_value(setting, privacy).as_dict()
+        summary["sigma"] = arguments["sigma"].tolist() if "sigma" in arguments else None
     if export_problem is not None:
         summary["exported"] = str(export_problem)
     return summary
-
-
-def evaluate_sharing_bound(mechanism: str, setting: SharingSetting) -> SharingPrivacy:
-    """The registered claim of the sharing ``mechanism`` on ``setting`` (dp-sharing's: Lemma 1, Theorem 1,
-    Corollary 1 and the accountants)."""
-    one_of("mechanism", mechanism, REGISTRY.names("sharing", private=True))
-    return REGISTRY.mechanism(mechanism).claim(setting)

@@ -7,10 +7,11 @@ configuration, and records that command, so each verdict can be reproduced alone
 
 from __future__ import annotations
 
+import shlex
 import time
 from dataclasses import dataclass, fields, replace
 from functools import partial
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from admmcheck.convergence import (
     GAP_TOLERANCE,
@@ -21,9 +22,11 @@ from admmcheck.convergence import (
     paper_schedule_finding,
     verify_case,
 )
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.claims.values import ApproxDp
+from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.mechanisms.registry import REGISTRY, OnlineSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
+from admmcheck.parameters import as_flags, flag_fields
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict, package_versions
 from admmcheck.validation import non_negative_int
@@ -99,7 +102,7 @@ class Selection:
                 raise InvalidConfiguration(f"--only {','.join(names)}: {what}; choose among {', '.join(REGISTRY)}",
                                            parameter="only")
             silent = [name for name in names if REGISTRY[name].private and not REGISTRY.mechanism(name).report
-                      and not isinstance(REGISTRY[name], OnlineSpec)]
+                      and not isinstance(REGISTRY[name], OnlineSpec) and name in REGISTRY.names(builtin=True)]
             if silent:
                 raise InvalidConfiguration(f"--only {', '.join(silent)}: verify checks a private mechanism registered "
                                            "with report=True, and these are not; register them so, or audit them with "
@@ -129,14 +132,17 @@ def _timed(report: Report, make: Callable[[], Verdict]) -> Verdict:
     return verdict
 
 
-PARTS = ("convergence", "privacy", "conditions", "sharing", "dpsda", "attack", "experiments")
+PARTS = ("convergence", "privacy", "conditions", "sharing", "dpsda", "registered", "attack", "experiments")
 
 
 def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[[str], None] | None = None,
-            command_line: str = "", parts: Sequence[str] = PARTS, only: Sequence[str] | None = None) -> Report:
+            command_line: str = "", parts: Sequence[str] = PARTS, only: Sequence[str] | None = None,
+            changes: Mapping[str, Mapping[str, str]] | None = None) -> Report:
     """Run every check of the profile (see the module docstring), or only those of ``parts``
-    (names of :data:`PARTS`; "privacy" checks every mechanism registered with ``report=True``), and of those
-    only the checks of the registered names ``only`` (None: all; a name no check covers is refused)."""
+    (names of :data:`PARTS`; "privacy" checks every mechanism of admmcheck's registered with ``report=True``,
+    "registered" every mechanism a plugin registered), and of those only the checks of the registered names ``only``
+    (None: all; a name no check covers is refused). ``changes``: {name: {field: text}}, the fields of a plugin's
+    audit setting that ``verify --set NAME.FIELD=VALUE`` changes."""
     unknown = sorted(set(parts) - set(PARTS))
     if unknown:
         raise InvalidConfiguration(f"parts={unknown!r}: choose among {', '.join(PARTS)}", parameter="parts")
@@ -146,6 +152,12 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
         profile = PROFILES[profile]
     non_negative_int("seed", seed)
     select = Selection(only)
+    changes = {name: dict(texts) for name, texts in (changes or {}).items()}
+    refused = [name for name in changes if name not in REGISTRY.names(private=True, builtin=False)]
+    if refused:
+        raise InvalidConfiguration(f"--set {refused[0]}.FIELD: verify changes the audit setting of a mechanism a plugin "
+                                   "registered; admmcheck's own are checked at the papers' settings (admmcheck audit "
+                                   "NAME --FIELD VALUE audits one at another)", parameter="set")
     say = progress or (lambda message: None)
     report = Report(profile.name, seed)
     report.reproducibility = {"versions": package_versions(), "seed": seed, "profile": vars(profile),
@@ -156,6 +168,8 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
              ("conditions", "exact convergence conditions", lambda: _conditions(report, select)),
              ("sharing", "ADMM sharing", lambda: _sharing(report, profile, seed, select)),
              ("dpsda", "DPSDA", lambda: _dpsda(report, profile, seed, select)),
+             ("registered", "mechanisms registered by plugins",
+              lambda: _registered(report, profile, seed, select, changes)),
              ("attack", "KKT attack", lambda: _attack(report, profile, seed, select)),
              ("experiments", "the papers' accuracy/privacy experiments",
               lambda: _experiments(report, profile, seed, select)))
@@ -259,7 +273,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
 
     bars, profiles, histograms, curves = {}, {}, {}, {}
     setting = replace(ConsensusSetting.DEFAULTS["audit"], seed=seed)
-    for mechanism in select(REGISTRY.names("consensus", private=True, report=True)):
+    for mechanism in select(REGISTRY.names("consensus", private=True, report=True, builtin=True)):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = MechanismAudit(mechanism, setting, settings=_audit_settings(mechanism, profile, seed,
                                                                              profile.audit_samples),
@@ -414,10 +428,11 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
     algorithms = select(REGISTRY.names("sharing", private=False))
     checks = [partial(run, name) for name in algorithms]
     checks += [partial(conditions, name) for name in algorithms if REGISTRY[name].conditions is not None]
-    checks += [partial(audit, name) for name in select(REGISTRY.names("sharing", private=True, report=True))]
+    checks += [partial(audit, name) for name in select(REGISTRY.names("sharing", private=True, report=True,
+                                                                      builtin=True))]
     for make in checks:
         _timed(report, make)
-    for name in select(REGISTRY.names("sharing", private=True, report=True)):
+    for name in select(REGISTRY.names("sharing", private=True, report=True, builtin=True)):
         for key, figure in REGISTRY.mechanism(name).figures.items():  # e.g. the paper's own trade-off
             report.figures[key] = figure(seed)
 
@@ -426,7 +441,7 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
     from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
 
-    algorithms = select(REGISTRY.names("online"))
+    algorithms = select(REGISTRY.names("online", builtin=True))
     regrets = {}
     for algorithm in algorithms:
         labels = REGISTRY.mechanism(algorithm).labels
@@ -464,7 +479,7 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
                        f"admmcheck audit {name} --white-box --samples {profile.audit_samples} "
                        f"{profile.neighbour_flags(name)}--seed {seed} --json",
                        float(white["worst_case"]), {"neighbours": out["neighbours"]})
-    for name in select(REGISTRY.names("online", report=True)):
+    for name in select(REGISTRY.names("online", report=True, builtin=True)):
         _timed(report, partial(audit, name))
     if not algorithms:
         return
@@ -482,6 +497,95 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
         "series": series, "algorithms": list(algorithms)}
     report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets,
                                "algorithms": list(algorithms)}
+
+
+CAVEAT = "a verdict at one setting is not a proof for all settings"
+
+
+def _registered(report: Report, profile: Profile, seed: int, select: Selection,
+                changes: Mapping[str, Mapping[str, str]]) -> None:
+    """Every mechanism a plugin registered (or this process did), of any family, checked as far as its capabilities
+    go, at the setting its spec declares for its audit (:meth:`~admmcheck.mechanisms.registry.MechanismSpec.
+    setting_for_audit`, with ``changes``): its claim there (its notion, parameters and source), the black-box audit
+    always, the white box where it has one and its claim is pure ε. Its convergence conditions are checked with the
+    papers' (``conditions``), its non-private algorithms' convergence with theirs (``convergence``). Every command is
+    generated from the setting."""
+    from admmcheck.commands.audit import MechanismAudit
+
+    for name in select(REGISTRY.names(private=True, builtin=False)):
+        spec = REGISTRY.mechanism(name)
+        setting = replace(_changed(spec, spec.setting_for_audit(), changes.get(name, {})), seed=seed)
+        defaults = spec.setting_type.defaults("audit")
+        where = f"at {' '.join(_flags(setting, defaults, 'audit')) or 'its audit defaults'}"
+        try:
+            claim = spec.claim_value(setting)
+        except PreconditionError as refused:
+            report.add(Verdict(name, f"claim {where}", "fail", str(refused),
+                               shlex.join(["admmcheck", "bound", name, *_flags(setting, defaults, "bound"), "--json"]),
+                               None, {"setting": _setting_dict(setting), "caveat": CAVEAT}), 0.0)
+            continue
+        report.add(Verdict(name, f"claim {where}", "pass", str(claim),
+                           shlex.join(["admmcheck", "bound", name, *_flags(setting, defaults, "bound"), "--json"]),
+                           claim.value, {"claim": claim.as_dict(), "setting": _setting_dict(setting)}), 0.0)
+        samples = profile.audit_samples
+        config = MechanismAudit(name, setting, settings=_audit_settings(name, profile, seed, samples),
+                                **profile.neighbours(name))
+        command = shlex.join(["admmcheck", "audit", name, *_flags(setting, defaults, "audit", skip=("seed",)),
+                              "--samples", str(samples), *profile.neighbour_flags(name).split(), "--seed", str(seed),
+                              "--json"])
+        _timed(report, lambda: _registered_black(name, config, claim, where, command))
+        if spec.white_box is not None and isinstance(claim, ApproxDp) and claim.delta == 0:
+            white = MechanismAudit(name, setting, where=_first_place(name)[0], white_box=True,
+                                   settings=_audit_settings(name, profile, seed, profile.white_samples))
+            white_command = shlex.join(["admmcheck", "audit", name, *_flags(setting, defaults, "audit", skip=("seed",)),
+                                        "--white-box", *_first_place(name)[1].split(), "--samples",
+                                        str(profile.white_samples), "--seed", str(seed), "--json"])
+            _timed(report, lambda: _registered_white(name, white, claim, where, white_command))
+
+
+def _registered_black(name: str, config: Any, claim: Any, where: str, command: str) -> Verdict:
+    from admmcheck.commands.audit import run_mechanism_audit
+
+    result = run_mechanism_audit(config).result
+    return Verdict(name, f"black-box audit {where} against {claim.describe()}",
+                   "violation" if result.verdict == "violation" else "pass",
+                   f"{claim.parameter} >= {result.claim_lower_bound:.4f} (claim {claim.value:.4g})", command,
+                   float(result.claim_lower_bound),
+                   {"event": result.event, "claim": claim.as_dict(), "caveat": CAVEAT})
+
+
+def _registered_white(name: str, config: Any, claim: Any, where: str, command: str) -> Verdict:
+    from admmcheck.commands.audit import run_white_box
+
+    white = run_white_box(config)
+    return Verdict(name, f"white-box loss {where} within {claim.describe()}",
+                   "violation" if white["verdict"] == "violation" else "pass",
+                   f"largest sampled loss {white['max_loss']:.4f} (claim {claim.value:.4g})", command,
+                   float(white["max_loss"]), {"claim": claim.as_dict(), "caveat": CAVEAT})
+
+
+def _flags(setting: Any, defaults: Any, command: str, skip: tuple[str, ...] = ()) -> list[str]:
+    """The flags of ``command`` that give ``setting`` where it differs from ``defaults`` (the replay commands)."""
+    offered = {item.name for item in flag_fields(type(setting), command)}
+    return as_flags(setting, defaults, skip=skip + tuple(item.name for item in fields(setting)
+                                                         if item.name not in offered))
+
+
+def _setting_dict(setting: Any) -> dict[str, object]:
+    return {item.name: getattr(setting, item.name) for item in fields(setting)}
+
+
+def _changed(spec: Any, setting: Any, texts: Mapping[str, str]) -> Any:
+    """``setting`` with the fields ``texts`` names, each read as its flag reads it (``verify --set``)."""
+    known = {item.name: item for item in fields(setting) if "help" in item.metadata}
+    values = {}
+    for name, text in texts.items():
+        if name not in known:
+            raise InvalidConfiguration(f"--set {spec.name}.{name}: {spec.setting_type.__name__} has no field {name!r}; "
+                                       f"choose among {', '.join(known)}", parameter="set")
+        read = known[name].metadata.get("read") or str
+        values[name] = read(text)
+    return replace(setting, **values)
 
 
 def _attack(report: Report, profile: Profile, seed: int, select: Selection) -> None:

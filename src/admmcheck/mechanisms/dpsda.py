@@ -34,8 +34,8 @@ from admmcheck.problems.online import OnlineProblem
 class DpsdaMechanism(BatchedRunMechanism):
     """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` over ``graphs`` for
     ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened. ``run`` is the registered
-    algorithm ``name`` (default: the paper's of ``push_sum``); a variant's run takes the same arguments and
-    returns the same extras."""
+    algorithm ``name`` (default: the paper's of ``push_sum``); a variant's run takes the same arguments, and its own
+    ``arguments``, and returns the same extras."""
 
     graphs: GraphSequence
     sigma: float
@@ -43,6 +43,7 @@ class DpsdaMechanism(BatchedRunMechanism):
     push_sum: bool = False
     name: str | None = None
     run: Callable[..., Any] | None = None
+    arguments: tuple[tuple[str, Any], ...] = ()  # a variant's own keyword arguments (MechanismSpec.run_arguments)
 
     @property
     def __name__(self) -> str:
@@ -50,7 +51,8 @@ class DpsdaMechanism(BatchedRunMechanism):
 
     def batch_run(self, problem: OnlineProblem, seeds):
         run = self.run or (run_dpsda_ps if self.push_sum else run_dpsda_c)
-        return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds)
+        return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds,
+                   **dict(self.arguments))
 
     def released(self, run) -> np.ndarray:
         """Every message h_i(t) of every node, t = 1..T."""

@@ -17,7 +17,7 @@ its convergence conditions. A capability a spec lacks is refused with a message,
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
@@ -82,6 +82,7 @@ class AlgorithmSpec:
     before_run: Callable[[Any], None] | None = None
     conditions: Any | None = None
     stands_for: str | None = None
+    setting: type | None = None
 
     private = False
 
@@ -89,11 +90,20 @@ class AlgorithmSpec:
         if self.family not in FAMILIES:
             raise InvalidConfiguration(f"family={self.family!r}: choose one of {', '.join(FAMILIES)}",
                                        parameter="family")
+        family = SETTINGS[self.family]
+        if self.setting is not None and not (isinstance(self.setting, type) and issubclass(self.setting, family)
+                                             and is_dataclass(self.setting)):
+            raise InvalidConfiguration(
+                f"{self.name}: setting={self.setting!r} must be a frozen dataclass subclass of {family.__name__} (the "
+                f"{self.family} family's setting), e.g. @dataclass(frozen=True) class MySetting({family.__name__}): "
+                "clip: float = parameter(1.0, 'clip norm', read=float)", parameter="setting")
 
     @property
     def setting_type(self) -> type:
-        """The typed setting this algorithm reads (its family's)."""
-        return SETTINGS[self.family]
+        """The typed setting this algorithm reads: its own ``setting`` (its family's, extended with fields of its own:
+        each one a flag of ``run``, ``bound`` and ``audit``, a keyword of the assertions, a part of every replay
+        command), else its family's."""
+        return self.setting or SETTINGS[self.family]
 
     def require(self, capability: str) -> Any:
         """The spec's ``capability`` (``conditions``, ``white_box``), refused with what to do where it has none, as
@@ -117,8 +127,9 @@ class MechanismSpec(AlgorithmSpec):
     options)`` its exact loss (default: the family's, where the spec has an exact loss). ``neighbours(problem, where,
     kind)`` builds a neighbour pair (``where``: the record, row or round it changes), of one of
     ``neighbour_kinds``; ``exact_loss`` and ``worst_case`` are the white-box functions (None where
-    the noise law gives none); ``audit`` its default audit settings; ``report``: it is checked in
-    the verification report, in the section of the algorithm ``section`` (default: its own name).
+    the noise law gives none); ``audit`` its default audit settings; ``report``: one of admmcheck's own is
+    checked in the verification report's paper sections, in the section of the algorithm ``section`` (default: its
+    own name); a plugin's mechanism is checked whatever its ``report``, at its ``audit_setting``.
     ``candidates(problem, kind)`` lists every ``where`` a neighbour pair can change, and
     ``influences(where, iterations)`` says whether that change can move what a run of ``iterations``
     releases (default: every place, as a record or row enters every step; DPSDA's last round enters
@@ -132,7 +143,9 @@ class MechanismSpec(AlgorithmSpec):
     theorem otherwise),
     ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data).
     ``canaries`` (:class:`~admmcheck.mechanisms.canaries.Canaries`) where a one-run audit's canary records go (default:
-    its family's; none for the online family)."""
+    its family's; none for the online family). ``audit_setting``: the setting ``admmcheck verify`` audits it at
+    (default: its setting type's audit defaults; ``verify --set NAME.FIELD=VALUE`` changes it), for a mechanism
+    registered by a plugin."""
 
     theorem: str | None = None
     claim: Callable[..., Any] | None = None
@@ -157,11 +170,16 @@ class MechanismSpec(AlgorithmSpec):
     auditable: Callable[[Any, Any], Auditable] | None = None
     white_box: Callable[..., dict[str, object]] | None = None
     canaries: Canaries | None = None
+    audit_setting: Any = None
 
     private = True
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.audit_setting is not None and not isinstance(self.audit_setting, self.setting_type):
+            raise InvalidConfiguration(f"{self.name}: audit_setting={self.audit_setting!r} must be a "
+                                       f"{self.setting_type.__name__} (the setting its audits read)",
+                                       parameter="audit_setting")
         if self.auditable is None:
             object.__setattr__(self, "auditable", FAMILY_AUDITABLE[self.family])
         if self.canaries is None and self.family in FAMILY_CANARIES:
@@ -208,6 +226,11 @@ class MechanismSpec(AlgorithmSpec):
         return registered_pairs(self.neighbours, problem, kind, released, lambda where: self.place(where, kind),
                                 most, seed)
 
+    def setting_for_audit(self) -> Any:
+        """The setting ``verify`` audits this mechanism at: its ``audit_setting``, else its setting type's audit
+        defaults."""
+        return self.audit_setting if self.audit_setting is not None else self.setting_type.defaults("audit")
+
     def claim_value(self, setting: Any, stated: Any = None) -> Claim:
         """The claim audited on ``setting``, as a value of its own DP notion (:mod:`admmcheck.claims`): what
         ``claim(setting)`` returns where that is a :class:`~admmcheck.claims.Claim` (an (ε, δ), zCDP, GDP or curve
@@ -230,6 +253,16 @@ class MechanismSpec(AlgorithmSpec):
                                        "claim value of admmcheck.claims (PureDp, ApproxDp, ZeroConcentratedDp, "
                                        "GaussianDp, DpCurve)", parameter="claim")
         return stated.as_claim(self.theorem or "")
+
+    def run_arguments(self, setting: Any, stated: Any = None) -> dict[str, Any]:
+        """``run``'s keyword arguments on ``setting`` beyond what its family passes (the problem, the iterations,
+        the seeds; sharing's ``rho``; online's graphs): ``arguments(setting)`` (its own parameters: a noise scale, a
+        clip norm, ...), with the noise scale ``sigma`` of the object ``claim(setting)`` returned (``stated``: DP
+        sharing's Theorem 1, DPSDA's Lemma 1) where ``arguments`` gives none."""
+        given = dict(self.arguments(setting)) if self.arguments is not None else {}
+        if "sigma" not in given and hasattr(stated, "sigma"):
+            given["sigma"] = stated.sigma
+        return given
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
@@ -355,12 +388,14 @@ class Registry(Mapping[str, AlgorithmSpec]):
         self._ready()
         return len(self._specs)
 
-    def names(self, family: str | None = None, private: bool | None = None, **having: object) -> tuple[str, ...]:
-        """The registered names of ``family`` (any if None), private or not, whose attributes equal
-        ``having`` (e.g. ``report=True``)."""
+    def names(self, family: str | None = None, private: bool | None = None, builtin: bool | None = None,
+              **having: object) -> tuple[str, ...]:
+        """The registered names of ``family`` (any if None), private or not, admmcheck's own (``builtin``) or not,
+        whose attributes equal ``having`` (e.g. ``report=True``)."""
         self._ready()
         return tuple(name for name, spec in self._specs.items()
                      if (family is None or spec.family == family) and (private is None or spec.private == private)
+                     and (builtin is None or (name in self._builtins) == builtin)
                      and all(getattr(spec, key, None) == value for key, value in having.items()))
 
     def mechanism(self, name: str) -> MechanismSpec:
@@ -422,7 +457,9 @@ def sharing_auditable(spec: MechanismSpec, setting: SharingSetting) -> Auditable
     spec's claim (DP sharing's: the smaller of the total and basic composition)."""
     claim = spec.claim(setting)
     tested = spec.claim_value(setting, claim)
-    mechanism = SharingMechanism(setting.rho, claim.sigma, setting.iterations, name=spec.name, run=spec.run)
+    arguments = spec.run_arguments(setting, claim)
+    mechanism = SharingMechanism(setting.rho, tuple(np.broadcast_to(_sigma(spec, arguments), (setting.parties,))),
+                                 setting.iterations, name=spec.name, run=spec.run, arguments=tuple(arguments.items()))
     summary = claim.as_dict() if hasattr(claim, "as_dict") and not isinstance(claim, Claim) else tested.as_dict()
     used = None if isinstance(claim, Claim) else f"the smaller of the total of {spec.theorem} and basic composition"
     return Auditable(mechanism, setting.problem(normalise_rows=True), claim, tested, {"theorem": summary}, used)
@@ -433,13 +470,25 @@ def online_auditable(spec: OnlineSpec, setting: OnlineSetting) -> Auditable:
     Theorem 2/4)."""
     claims = spec.claim(setting)
     tested = spec.claim_value(setting, claims)
-    mechanism = DpsdaMechanism(setting.graphs(spec.push_sum), claims.sigma, setting.iterations,
-                               push_sum=spec.push_sum, name=spec.name, run=spec.run)
+    arguments = spec.run_arguments(setting, claims)
+    mechanism = DpsdaMechanism(setting.graphs(spec.push_sum), float(_sigma(spec, arguments)), setting.iterations,
+                               push_sum=spec.push_sum, name=spec.name, run=spec.run,
+                               arguments=tuple(arguments.items()))
     summary = claims.as_dict(setting.iterations) if not isinstance(claims, Claim) else tested.as_dict()
     return Auditable(mechanism, setting.problem(), claims, tested, {"claims": summary})
 
 
 FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
+def _sigma(spec: MechanismSpec, arguments: dict[str, Any]) -> Any:
+    """The noise scale ``sigma`` a sharing or online run takes, popped from ``arguments``; refused where neither the
+    spec's ``arguments`` nor its claim's object gives one."""
+    if "sigma" not in arguments:
+        raise InvalidConfiguration(f"{spec.name}'s run takes sigma, the scale of its noise, and neither its arguments= "
+                                   "nor the object its claim(setting) returns gives one: register arguments=lambda "
+                                   "setting: {'sigma': ...}", parameter="arguments")
+    return arguments.pop("sigma")
+
+
 #: where a family's canary records go (one-run audits); DPSDA's family has none (:data:`WITHOUT`)
 FAMILY_CANARIES = {CONSENSUS: ConsensusCanaries(), SHARING: SharingCanaries()}
 

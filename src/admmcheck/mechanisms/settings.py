@@ -59,6 +59,15 @@ class FamilySetting:
     DEFAULTS: ClassVar[Mapping[str, "FamilySetting"]]
 
     @classmethod
+    def defaults(cls, command: str) -> Any:
+        """The setting ``command`` starts from (:attr:`DEFAULTS`); for a plugin's subclass that names none of its
+        own, its family's with the subclass's own fields at their defaults."""
+        found = cls.DEFAULTS[command]
+        if type(found) is cls:
+            return found
+        return cls(**{item.name: getattr(found, item.name) for item in fields(found) if item.init})
+
+    @classmethod
     def for_algorithm(cls, spec: Any, command: str, typed: Mapping[str, object]) -> Any:
         """The setting of ``command``'s defaults with the ``typed`` values, refusing a field no such setting has
         and an algorithm parameter ``spec`` does not read."""
@@ -71,7 +80,7 @@ class FamilySetting:
                 raise InvalidConfiguration(f"{_flag(cls, name)} does not apply to {spec.name}: it reads "
                                            f"{', '.join(_flag(cls, p) for p in spec.parameters) or 'none of them'};"
                                            " remove it", parameter=name)
-        defaults = cls.DEFAULTS[command]
+        defaults = cls.defaults(command)
         refuse_inapplicable(cls, typed, {item: getattr(defaults, item) for item in known})
         return replace(defaults, **typed)
 

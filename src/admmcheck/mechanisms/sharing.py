@@ -42,7 +42,8 @@ SUPPORT_TOL = 1e-8  # relative distance from a column space that counts as "on i
 class SharingMechanism(BatchedRunMechanism):
     """DP sharing with penalty ``rho``, noise ``sigma`` (one per party) for ``iterations`` steps:
     releases every D_m x̃_m^t, t = 1..T, flattened (T·M·N numbers). ``run`` is the registered algorithm
-    ``name`` (default: the paper's, (10)); a variant's run takes the same arguments and returns the same extras."""
+    ``name`` (default: the paper's, (10)); a variant's run takes the same arguments, and its own ``arguments``, and
+    returns the same extras."""
 
     rho: float
     sigma: tuple[float, ...]
@@ -50,6 +51,7 @@ class SharingMechanism(BatchedRunMechanism):
     tol: float = 1e-10
     name: str = "dp-sharing"
     run: Callable[..., Any] = run_dp_sharing
+    arguments: tuple[tuple[str, Any], ...] = ()  # a variant's own keyword arguments (MechanismSpec.run_arguments)
 
     @property
     def __name__(self) -> str:
@@ -57,7 +59,7 @@ class SharingMechanism(BatchedRunMechanism):
 
     def batch_run(self, problem: SharingProblem, seeds):
         return self.run(problem, rho=self.rho, sigma=np.array(self.sigma), iterations=self.iterations,
-                              seeds=seeds, tol=self.tol)
+                        seeds=seeds, tol=self.tol, **dict(self.arguments))
 
     def released(self, run) -> np.ndarray:
         """Every D_m x̃_m^t the server receives, t = 1..T."""

@@ -3,40 +3,50 @@
 Update equations (ADMM-sharing paper Algorithm 1): party m solves (6) for x_m^{t+1} from the public z^t, y^t and
 the others' shared vectors, then shares
 
-    s_m^{t+1} = clip(D_m x_m^{t+1}) + N(0, σ² I_N),    clip(v) = v · min(1, 1/‖v‖),
+    s_m^{t+1} = clip(D_m x_m^{t+1}) + N(0, σ² I_N),    clip(v) = v · min(1, c/‖v‖),
 
 and the server runs (7) and (8) on Σ_m s_m^{t+1}; every later use of party m's block is s_m. The paper's DP version
 adds N(0, σ²(D_mᵀD_m)⁻¹) to x_m instead, which keeps D_m x̃_m inside col(D_m) (admmcheck finds that version is not
 differentially private); here the noise has full support in R^N.
 
 Claim (:func:`clipped_sharing_bound`): x_m^{t+1} is a function of D_m and of what was released before, so each
-iteration releases a Gaussian mechanism of an adaptively chosen function; a clipped vector lies in the unit ball,
-so its L2 sensitivity to any change of D_m (one row, Definition 2) is at most 2. With σ = 2 √(2 ln(1.25/δ)) / ε
-each iteration is (ε, δ)-DP for ε < 1 (Dwork & Roth, Theorem A.1); over T iterations the claim is the smaller of
-basic composition (Tε, Tδ) and advanced composition (ε', Tδ + δ'), and dp-accounting's PLD accountant gives the
-tight figure for the record.
+iteration releases a Gaussian mechanism of an adaptively chosen function; a clipped vector lies in the ball of
+radius c (``--clip``, a parameter of its own), so its L2 sensitivity to any change of D_m (one row, Definition 2) is
+at most 2c. With σ = 2c √(2 ln(1.25/δ)) / ε each iteration is (ε, δ)-DP for ε < 1 (Dwork & Roth, Theorem A.1); over
+T iterations the claim is the smaller of basic composition (Tε, Tδ) and advanced composition (ε', Tδ + δ'), and
+dp-accounting's PLD accountant gives the tight figure for the record.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from dataclasses import dataclass, replace
+
 from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.algorithms.sharing import PartySolver, z_update
+from admmcheck.formulas import parse_number
 from admmcheck.mechanisms.registry import MechanismSpec
-from admmcheck.mechanisms.sharing import replace_one_row
+from admmcheck.mechanisms.settings import SharingSetting
 from admmcheck.noise import per_trial
+from admmcheck.parameters import parameter
 from admmcheck.privacy.sharing import SharingPrivacy, corollary1_total, gaussian_composition, theorem1_sigma
 from admmcheck.problems.sharing import SharingProblem
 
 NAME = "clipped-sharing"
-CLIP = 1.0  # ‖s_m − noise‖ <= CLIP
-SENSITIVITY = 2 * CLIP
 
 
-def _clip(vectors: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class ClippedSetting(SharingSetting):
+    """admmcheck's sharing setting and the clip norm c of this variant: a flag ``--clip`` of ``run``, ``bound`` and
+    ``audit``, a keyword of the assertions' settings, part of every replay command."""
+
+    clip: float = parameter(1.0, "clip norm c: each party shares clip(D_m x_m) of norm <= c", read=parse_number)
+
+
+def _clip(vectors: np.ndarray, clip: float) -> np.ndarray:
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors * np.minimum(1.0, CLIP / np.maximum(norms, 1e-300))
+    return vectors * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
 
 
 def _samples(problem: SharingProblem) -> int:
@@ -44,13 +54,14 @@ def _samples(problem: SharingProblem) -> int:
 
 
 @algorithm(NAME, peers=False, zero_start=True, dual_dim=_samples)
-def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
-    """ADMM sharing (6)-(8) whose shared vectors are clipped to norm 1 and carry N(0, σ_m² I) (module docstring).
+def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0, clip: float = 1.0):
+    """ADMM sharing (6)-(8) whose shared vectors are clipped to norm ``clip`` and carry N(0, σ_m² I) (module
+    docstring).
     Extras as admmcheck's sharing runs: ``shared`` (trials, T+1, M, N) and ``z`` (trials, T+1, N)."""
     problem: SharingProblem = context.problem
     trials, T, M, N = context.start.f.shape[0], context.iterations, problem.parties, problem.samples
     sigma = np.broadcast_to(np.asarray(sigma, dtype=float), (M,))
-    context.parameters.update(rho=rho, sigma=sigma.tolist(), clip=CLIP)
+    context.parameters.update(rho=rho, sigma=sigma.tolist(), clip=clip)
     solvers = [PartySolver(problem, m, rho) for m in range(M)]
     noise = per_trial(context.start.rngs, lambda rng: rng.standard_normal((T, M, N))) * sigma[None, None, :, None]
     shared, z_record = np.zeros((trials, T + 1, M, N)), np.zeros((trials, T + 1, N))
@@ -63,7 +74,7 @@ def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
             columns = slice(problem.offsets[m], problem.offsets[m + 1])
             x[:, columns] = solver.solve(z - (total - released[:, m]), y)
         released = _clip(np.stack([x[:, problem.offsets[m]:problem.offsets[m + 1]] @ problem.parts[m].T
-                                   for m in range(M)], axis=1)) + noise[:, t]
+                                   for m in range(M)], axis=1), clip) + noise[:, t]
         s = released.sum(axis=1)
         z = z_update(problem, s, y, rho, context.tol)  # (7)
         y = y + rho * (s - z)  # (8)
@@ -71,38 +82,26 @@ def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0):
         yield x[:, None, :].copy(), y[:, None, :]
 
 
-def clipped_sharing_bound(setting) -> SharingPrivacy:
-    """σ = 2 √(2 ln(1.25/δ)) / ε for (ε, δ) = (``step_epsilon``, ``step_delta``) per iteration; totals over
-    ``setting.iterations`` (module docstring), for admmcheck's sharing setting (party widths ``setting.widths``)."""
+def clipped_sharing_bound(setting: ClippedSetting) -> SharingPrivacy:
+    """σ = 2c √(2 ln(1.25/δ)) / ε for (ε, δ) = (``step_epsilon``, ``step_delta``) per iteration; totals over
+    ``setting.iterations`` (module docstring), for the variant's setting (party widths ``setting.widths``, clip norm
+    ``setting.clip``)."""
     epsilon, delta, iterations, widths = setting.step_epsilon, setting.step_delta, setting.iterations, setting.widths
-    sigma = theorem1_sigma(SENSITIVITY, epsilon, delta)
+    sensitivity = 2 * setting.clip
+    sigma = theorem1_sigma(sensitivity, epsilon, delta)
     total, delta_total = corollary1_total(epsilon, delta, iterations, setting.delta_prime)
-    pld, rdp = gaussian_composition(sigma / SENSITIVITY, iterations, delta_total)
-    return SharingPrivacy(tuple(widths), (SENSITIVITY,) * len(widths), (sigma,) * len(widths), epsilon, delta,
+    pld, rdp = gaussian_composition(sigma / sensitivity, iterations, delta_total)
+    return SharingPrivacy(tuple(widths), (sensitivity,) * len(widths), (sigma,) * len(widths), epsilon, delta,
                           iterations, setting.delta_prime, total, delta_total, (iterations * epsilon, iterations * delta),
                           pld, rdp, {"epsilon_below_1": epsilon < 1.0, "delta_total_below_1": delta_total < 1.0},
-                          theorem="Gaussian mechanism of sensitivity 2 per iteration (Dwork & Roth Thm A.1), "
+                          theorem="Gaussian mechanism of sensitivity 2c per iteration (Dwork & Roth Thm A.1), "
                                   "composed")
 
 
-# The audit sends these to its worker processes, which import them by name: module-level functions, not lambdas.
-def row_pair(problem: SharingProblem, where: tuple[int, int], kind: str) -> tuple[SharingProblem, SharingProblem]:
-    """Definition 2's neighbours: row ``where = (party, row)`` moved on the unit sphere, or column 0 negated."""
-    return replace_one_row(problem, *where, kind)
-
-
-def every_row(problem: SharingProblem, kind: str) -> list[tuple[int, int]]:
-    """Every place a neighbour pair can change: each row of each party (one column change per party)."""
-    rows = range(problem.samples) if kind == "row" else (0,)
-    return [(party, row) for party in range(problem.parties) for row in rows]
-
-
-def place(where: tuple[int, int], kind: str) -> str:
-    return f"row {where[1]} of party {where[0]}: {kind}"
-
-
+# Its neighbours are its family's (Definition 2: one row of a party), and so are the places an audit changes. Its
+# verify audit runs on 4 rows a party, where one changed row moves what is shared the most.
 SPEC = MechanismSpec(
     NAME, "sharing", "ADMM sharing with clipped, Gaussian-perturbed shares (admmcheck-noisy-variants)",
     run_clipped_sharing, theorem="Gaussian mechanism per iteration, composed", claim=clipped_sharing_bound,
-    neighbours=row_pair, neighbour_kinds=("row", "column"), candidates=every_row, place=place,
-    report=True, first_place=((0, 0), "--row 0:0"))
+    setting=ClippedSetting, arguments=lambda s: {"clip": s.clip},
+    audit_setting=replace(ClippedSetting.defaults("audit"), samples=4))

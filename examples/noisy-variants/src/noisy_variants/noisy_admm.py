@@ -70,8 +70,7 @@ SPEC = MechanismSpec(
     arguments=lambda s: {"eta": constant_eta(s.eta, s.iterations, s.nodes, NAME), "alpha": s.alpha},
     theorem="alpha x the minimiser's sensitivity", claim=noisy_admm_bound,
     release=PrimalPerturbation(),  # its noise enters as PVP's: added to the minimiser of (8)
-    conditions=MADMM,  # without noise it is ADMM, M-ADMM with the constant penalty eta = theta (Theorem 3.1)
-    report=True)
+    conditions=MADMM)  # without noise it is ADMM, M-ADMM with the constant penalty eta = theta (Theorem 3.1)
 
 
 # Deliberately broken, to show admmcheck catching it: the claim of noisy-admm, the noise of quiet-admm. It registers no
