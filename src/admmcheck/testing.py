@@ -29,7 +29,8 @@ import os
 import shlex
 import sys
 import tempfile
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -286,10 +287,20 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
 def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None, network: Any = None,
                      iterations: int = 500, tolerance: float = 1e-6, seed: int = 0, reference: Any = None,
                      **arguments: object) -> float:
-    """Assert that a run reaches the CVXPY optimum: its final relative objective gap (1) is at most ``tolerance``.
-    ``algorithm`` is a registered name (run on its family's ``setting``, default ``admmcheck run``'s) or a
-    ``run_*`` function run on ``problem`` over ``network`` with ``arguments``, from ``seed``, against ``reference``
-    (an :class:`~admmcheck.oracle.Optimum` of ``problem``; None: solved here). Returns the gap."""
+    """Assert that a run reaches the CVXPY optimum: its final relative objective gap |F(x) − F*| / |F*| is at most
+    ``tolerance``. Returns the gap. ``algorithm`` is
+
+    * a registered name, run on its family's ``setting`` (default ``admmcheck run``'s);
+    * a ``run_*`` function of admmcheck's form, run on ``problem`` over ``network`` with ``arguments``, from
+      ``seed``, against ``reference`` (an :class:`~admmcheck.oracle.Optimum` of ``problem``; None: solved here);
+    * your own optimiser, any function: ``algorithm(**arguments)`` returns its final point (``iterations`` and
+      ``seed`` are passed too where its signature takes them), and ``reference`` is a ``cvxpy.Problem`` of one
+      variable written on your data, whose optimum CVXPY finds; the point is put in that variable to evaluate F(x)
+      and the constraints, each of which it must meet within ``tolerance``."""
+    if _is_cvxpy_problem(reference):
+        taken = inspect.signature(algorithm).parameters
+        own = {name: value for name, value in (("iterations", iterations), ("seed", seed)) if name in taken}
+        return _reaches(algorithm, reference, tolerance, own | arguments)
     if isinstance(algorithm, str):
         from admmcheck.commands.consensus import execute
         from admmcheck.mechanisms.registry import REGISTRY
@@ -319,6 +330,48 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
     return gap
 
 
+def _is_cvxpy_problem(value: Any) -> bool:
+    if value is None or "cvxpy" not in sys.modules:  # a CVXPY problem means cvxpy is imported already
+        return False
+    import cvxpy
+
+    return isinstance(value, cvxpy.Problem)
+
+
+def _reaches(optimiser: Callable[..., Any], problem: Any, tolerance: float, arguments: dict[str, object]) -> float:
+    """:func:`assert_converges` of a user's own ``optimiser`` against a CVXPY ``problem`` of one variable."""
+    import numpy as np
+
+    variables = problem.variables()
+    if len(variables) != 1:
+        raise InvalidConfiguration(f"reference has {len(variables)} variables; write it with one, the point your "
+                                   "optimiser returns (stack several into one vector)", parameter="reference")
+    variable = variables[0]
+    problem.solve()
+    if problem.status not in ("optimal", "optimal_inaccurate"):
+        raise InvalidConfiguration(f"CVXPY could not solve the reference (status {problem.status}); give a problem "
+                                   "with an optimum", parameter="reference")
+    best, solver = float(problem.value), problem.solver_stats.solver_name
+    point = np.asarray(optimiser(**arguments), dtype=float)
+    if point.shape != variable.shape:
+        raise InvalidConfiguration(f"{_name(optimiser)} returned a point of shape {point.shape}; the reference's "
+                                   f"variable has shape {variable.shape}", parameter="algorithm")
+    variable.value = point
+    value = float(problem.objective.value)
+    violation = max((float(np.max(c.violation())) for c in problem.constraints), default=0.0)
+    gap = abs(value - best) / max(abs(best), 1e-300)
+    where = f"{_name(optimiser)}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+    if not (gap <= tolerance and violation <= tolerance):
+        raise AssertionError(f"{where} does not reach the CVXPY optimum: relative objective gap {gap:.3e} "
+                             f"(F(x) = {value:.10g}, F* = {best:.10g} by {solver}), largest constraint violation "
+                             f"{violation:.3e}; tolerance {tolerance:.0e}")
+    return gap
+
+
+def _name(function: Any) -> str:
+    return getattr(function, "__qualname__", None) or repr(function)
+
+
 def _witness(certificate: dict[str, Any] | None) -> str:
     """A refuting certificate in words: the vector x with xᵀMx below (or at) zero."""
     if not certificate or "witness" not in certificate:
@@ -327,14 +380,28 @@ def _witness(certificate: dict[str, Any] | None) -> str:
     return f"; certificate: x = [{', '.join(witness['vector'])}] gives x^T M x = {witness['value']}"
 
 
-def assert_conditions_hold(algorithm: str, **setting: object) -> dict[str, object]:
-    """Assert that the convergence theorem of the registered ``algorithm`` holds on ``setting`` (fields of its
-    conditions' setting, e.g. ``graph="ring:5", lipschitz=("1/4",)``), decided exactly; the failure names each
-    condition refuted or not decided, with its certificate. Returns the result."""
+def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: object) -> dict[str, object]:
+    """Assert that convergence conditions hold, decided exactly; the failure names each condition refuted or not
+    decided, with its certificate. Returns the result.
+
+    * ``algorithm`` a registered name: its theorem's conditions on ``setting``, the fields of its conditions'
+      setting (e.g. ``graph="ring:5", lipschitz=("1/4",)``). A field given as text is read as its flag reads it
+      (``eta="1/2"`` is one value, ``eta="1/2,1/3"`` one per node), any other value as it is: a rational is an int,
+      a :class:`fractions.Fraction`, a float (its exact binary value) or text such as ``"1/5"``; a per-node field
+      takes one value or one per node.
+    * ``algorithm`` a mapping of names to your own condition matrices (``{"M(t) > 0": M}``): each matrix positive
+      definite (``strict``) or semidefinite on its quadratic form, decided over the rationals with an LDLᵀ
+      factorisation or a refuting vector (:func:`admmcheck.conditions.certificates.decide_positive`); entries as
+      above."""
+    if isinstance(algorithm, Mapping):
+        return _own_conditions_hold(algorithm, strict, setting)
     from admmcheck.mechanisms.registry import REGISTRY
 
     conditions = REGISTRY[algorithm].require("conditions")
-    typed = conditions.setting_type(**setting)
+    known = {item.name: item for item in fields(conditions.setting_type)}
+    read = {name: known[name].metadata["read"](value) if isinstance(value, str) and name in known
+            and known[name].metadata.get("read") else value for name, value in setting.items()}
+    typed = conditions.setting_type(**read)
     result = conditions.evaluate(typed)
     if result["status"] != "pass":
         failed = [check for check in result.get("conditions", [])
@@ -347,3 +414,40 @@ def assert_conditions_hold(algorithm: str, **setting: object) -> dict[str, objec
         raise AssertionError(f"{conditions.theorem} does not hold ({result['status']}):\n" + "\n".join(lines)
                              + f"\n  replay: {replay}")
     return result
+
+
+def _own_conditions_hold(matrices: Mapping[str, Any], strict: bool, setting: Mapping[str, object]
+                         ) -> dict[str, object]:
+    """:func:`assert_conditions_hold` on a user's own condition matrices."""
+    from admmcheck.conditions.checks import matrix_check
+
+    if setting:
+        raise InvalidConfiguration(f"{', '.join(setting)}: a setting goes with a registered name; your own matrices "
+                                   "are decided as they are", parameter=next(iter(setting)))
+    if not matrices:
+        raise InvalidConfiguration("no condition matrices: give {name: matrix, ...}", parameter="algorithm")
+    kind = "positive definite" if strict else "positive semidefinite"
+    checks = {name: matrix_check(str(name), f"{name} is {kind}", _square(name, matrix), strict=strict)
+              for name, matrix in matrices.items()}
+    result = {"status": "pass" if all(c.holds for c in checks.values()) else "fail",
+              "conditions": [check.as_dict() for check in checks.values()]}
+    failed = [check.as_dict() for check in checks.values() if check.holds is not True]
+    if failed:
+        lines = [f"  {check['name']}: refuted{_witness(check['certificate'])}" for check in failed]
+        raise AssertionError(f"{len(failed)} of {len(checks)} condition(s) not {kind}:\n" + "\n".join(lines))
+    return result
+
+
+def _square(name: object, matrix: Any) -> Any:
+    """``matrix`` as a sympy matrix of exact rationals, refused unless it is square."""
+    import sympy
+
+    from admmcheck.conditions.certificates import to_fraction
+
+    rows = [list(row) for row in (matrix.tolist() if hasattr(matrix, "tolist") else matrix)]
+    if not rows or any(len(row) != len(rows) for row in rows):
+        raise InvalidConfiguration(f"{name}: a condition matrix is square, e.g. [[2, 1], [1, 2]]; got "
+                                   f"{len(rows)} row(s) of {sorted({len(row) for row in rows})} entries",
+                                   parameter="algorithm")
+    return sympy.Matrix([[sympy.Rational(to_fraction(v).numerator, to_fraction(v).denominator) for v in row]
+                         for row in rows])

@@ -478,7 +478,6 @@ def online_auditable(spec: OnlineSpec, setting: OnlineSetting) -> Auditable:
     return Auditable(mechanism, setting.problem(), claims, tested, {"claims": summary})
 
 
-FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
 def _sigma(spec: MechanismSpec, arguments: dict[str, Any]) -> Any:
     """The noise scale ``sigma`` a sharing or online run takes, popped from ``arguments``; refused where neither the
     spec's ``arguments`` nor its claim's object gives one."""
@@ -489,6 +488,7 @@ def _sigma(spec: MechanismSpec, arguments: dict[str, Any]) -> Any:
     return arguments.pop("sigma")
 
 
+FAMILY_AUDITABLE = {CONSENSUS: consensus_auditable, SHARING: sharing_auditable, ONLINE: online_auditable}
 #: where a family's canary records go (one-run audits); DPSDA's family has none (:data:`WITHOUT`)
 FAMILY_CANARIES = {CONSENSUS: ConsensusCanaries(), SHARING: SharingCanaries()}
 
