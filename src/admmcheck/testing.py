@@ -287,7 +287,7 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
 def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None, network: Any = None,
                      iterations: int = 500, tolerance: float = 1e-6, seed: int = 0, reference: Any = None,
                      **arguments: object) -> float:
-    """Assert that a run reaches the CVXPY optimum: its final relative objective gap |F(x) − F*| / |F*| is at most
+    """Assert that a run reaches the CVXPY optimum: its final relative objective gap abs(F(x) − F*) / abs(F*) is at most
     ``tolerance``. Returns the gap. ``algorithm`` is
 
     * a registered name, run on its family's ``setting`` (default ``admmcheck run``'s);
