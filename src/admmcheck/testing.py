@@ -203,17 +203,15 @@ def _claim_of(epsilon: float | None, delta: float, claim: Any) -> Any:
     return ApproxDp(epsilon, delta)
 
 
-#: the ``admmcheck audit code`` flags that state each kind of claim (a curve has none: its replay is in Python)
 def _claim_flags(claim: Any) -> list[str] | None:
-    from admmcheck.claims import ApproxDp, GaussianDp, ZeroConcentratedDp
+    """The ``admmcheck audit code`` flags that state ``claim``: its parameters, each a flag of that command
+    (``--epsilon``/``--delta``, ``--mu``, ``--rho``); None where one has no flag (a curve's points)."""
+    from admmcheck.commands.audit import CodeAuditConfig
 
-    if isinstance(claim, ApproxDp):
-        return ["--epsilon", repr(float(claim.epsilon)), "--delta", repr(float(claim.delta))]
-    if isinstance(claim, GaussianDp):
-        return ["--mu", repr(float(claim.mu))]
-    if isinstance(claim, ZeroConcentratedDp):
-        return ["--rho", repr(float(claim.rho))]
-    return None
+    given, offered = claim.fields(), {item.name for item in fields(CodeAuditConfig)}
+    if not set(given) <= offered:
+        return None
+    return [word for name, value in given.items() for word in (f"--{name}", repr(float(value)))]
 
 
 def _audit_code(mechanism: Any, neighbours: Any, claim: Any, samples: int, confidence: float, seed: int,

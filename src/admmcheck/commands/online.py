@@ -40,7 +40,8 @@ def execute_dpsda(algorithm: str, setting: OnlineSetting) -> dict[str, object]:
     regret = float(losses.sum(axis=1).mean() - best)
     average_regret = float(running_losses.sum(axis=1).mean() - best)
     # the regret bound of the claim's object where it states one (DPSDA's Theorem 3/5); a variant's claim may not
-    bound = claims.regret_bound(T) if hasattr(claims, "regret_bound") else None
+    stated = hasattr(claims, "regret_bound")
+    bound = claims.regret_bound(T) if stated else None
     try:
         claim = spec.claim_value(setting, claims).as_dict()
     except InvalidConfiguration as refused:  # no finite claim: step_epsilon = inf draws no noise
@@ -51,7 +52,7 @@ def execute_dpsda(algorithm: str, setting: OnlineSetting) -> dict[str, object]:
         "regret": regret, "regret_over_T": regret / T, "average_regret": average_regret,
         "regret_bound": bound, "regret_within_bound": None if bound is None else regret <= bound,
         "hindsight_optimum": best, "claim": claim,
-        "claims": claims.as_dict(T) if hasattr(claims, "regret_bound") else None, "seed": describe_seed(run.seeds[0]),
+        "claims": claims.as_dict(T) if stated else None, "seed": describe_seed(run.seeds[0]),
         "wall_time_s": run.wall_time_s,
         "definitions": {"regret": "mean over trials of sum_t f_t(x(t)) - min_v sum_t f_t(v), eq. (3)",
                         "average_regret": "the same for the running average x~(t), eq. (19)"},

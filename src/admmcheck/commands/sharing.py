@@ -32,8 +32,7 @@ def execute_sharing(algorithm: str, setting: SharingSetting, export_problem: str
     optimum = sharing_optimum(problem)
     seeds = [np.random.SeedSequence(setting.seed)]
     privacy = spec.claim(replace(setting, features=problem.widths)) if spec.private else None
-    arguments = spec.run_arguments(setting, privacy) if spec.private else (
-        dict(spec.arguments(setting)) if spec.arguments is not None else {})
+    arguments = spec.run_arguments(setting, privacy)
     if "sigma" in arguments:
         arguments["sigma"] = np.broadcast_to(np.asarray(arguments["sigma"], dtype=float), (problem.parties,)).copy()
     run = spec.run(problem, rho=setting.rho, iterations=setting.iterations, seeds=seeds, reference=optimum,

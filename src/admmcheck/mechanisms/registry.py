@@ -105,6 +105,16 @@ class AlgorithmSpec:
         command), else its family's."""
         return self.setting or SETTINGS[self.family]
 
+    def run_arguments(self, setting: Any, stated: Any = None) -> dict[str, Any]:
+        """``run``'s keyword arguments on ``setting`` beyond what its family passes (the problem, the iterations,
+        the seeds; sharing's ``rho``; online's graphs): ``arguments(setting)`` (its own parameters: a noise scale, a
+        clip norm, ...), with the noise scale ``sigma`` of the object ``claim(setting)`` returned (``stated``: DP
+        sharing's Theorem 1, DPSDA's Lemma 1) where ``arguments`` gives none."""
+        given = dict(self.arguments(setting)) if self.arguments is not None else {}
+        if "sigma" not in given and hasattr(stated, "sigma"):
+            given["sigma"] = stated.sigma
+        return given
+
     def require(self, capability: str) -> Any:
         """The spec's ``capability`` (``conditions``, ``white_box``), refused with what to do where it has none, as
         dp_accounting's accountants refuse an event they do not support."""
@@ -253,16 +263,6 @@ class MechanismSpec(AlgorithmSpec):
                                        "claim value of admmcheck.claims (PureDp, ApproxDp, ZeroConcentratedDp, "
                                        "GaussianDp, DpCurve)", parameter="claim")
         return stated.as_claim(self.theorem or "")
-
-    def run_arguments(self, setting: Any, stated: Any = None) -> dict[str, Any]:
-        """``run``'s keyword arguments on ``setting`` beyond what its family passes (the problem, the iterations,
-        the seeds; sharing's ``rho``; online's graphs): ``arguments(setting)`` (its own parameters: a noise scale, a
-        clip norm, ...), with the noise scale ``sigma`` of the object ``claim(setting)`` returned (``stated``: DP
-        sharing's Theorem 1, DPSDA's Lemma 1) where ``arguments`` gives none."""
-        given = dict(self.arguments(setting)) if self.arguments is not None else {}
-        if "sigma" not in given and hasattr(stated, "sigma"):
-            given["sigma"] = stated.sigma
-        return given
 
     def mechanism(self, network: Network, iterations: int, setting: Any) -> ReferenceMechanism:
         """The auditable mechanism (every broadcast released) on ``network`` for ``setting``."""
