@@ -13,10 +13,11 @@ from hypothesis import given, settings
 from admmcheck.audit import Source, audit
 from admmcheck.commands.audit import audited_pair
 from admmcheck.mechanisms.white_box import exceeds
+from admmcheck.mechanisms.families import CONSENSUS
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.strategies import mechanism_audits
 
-WITH_A_THEOREM = tuple(name for name in REGISTRY.names("consensus", private=True) if REGISTRY[name].claim is not None)
+WITH_A_THEOREM = tuple(name for name in REGISTRY.names(CONSENSUS, private=True) if REGISTRY[name].claim is not None)
 
 
 @settings(max_examples=max(settings().max_examples // 8, 1))

@@ -43,6 +43,19 @@ def breast_cancer_case():
     return problem, ring(5), centralized_optimum(problem)
 
 
+@pytest.fixture(scope="session")
+def examples_python(tmp_path_factory):
+    """The interpreter of a fresh virtual environment into which pip installed every example package of examples/
+    (tests/example_packages.py): one environment for tests/test_example_plugins.py and
+    tests/test_example_families.py, and for every pytest-xdist worker."""
+    from pathlib import Path
+
+    from example_packages import install_examples, once
+
+    return Path(once(tmp_path_factory, "examples-python",
+                     lambda: str(install_examples(tmp_path_factory.mktemp("examples")))))
+
+
 @pytest.fixture(params=["synthetic", "breast-cancer"])
 def acceptance_case(request, synthetic_case, breast_cancer_case):
     return synthetic_case if request.param == "synthetic" else breast_cancer_case
@@ -69,7 +82,8 @@ LONGEST = ("test_verify_writes_a_reproducible_report_with_every_algorithm",
            "test_kkt_attack_recovers_the_direction_only_with_public_penalties",
            "test_the_examples_own_tests_use_the_pytest_plugin_and_catch_its_broken_variant",
            "test_verify_only_checks_the_variants", "test_verify_a_new_algorithm_examples_run",
-           "test_a_session_shares_its_budget_records_every_result_and_a_violation_replays")
+           "test_a_session_shares_its_budget_records_every_result_and_a_violation_replays",
+           "test_every_command_of_the_guides_ran_and_ended_with_a_verdict")
 
 
 def pytest_collection_modifyitems(session, config, items):

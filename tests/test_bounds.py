@@ -76,7 +76,7 @@ def test_refused_on_data_with_norm_above_one():
     for bound in (pp_bound(setting, 0.5, 3.0, 0.5, 5), radmm_bound(setting, 1.0, 3.0, 5)):
         assert bound.beta is None and not bound.holds
         assert bound.failed == ("feature_norm_at_most_1",)
-        assert bound.summary()["beta"] is None
+        assert bound.as_dict()["beta"] is None
         with pytest.raises(PreconditionError, match="feature_norm_at_most_1"):
             bound.require()
 

@@ -554,6 +554,25 @@ def test_from_event_of_an_event_without_a_notion_needs_delta():
     assert claim.epsilon < GaussianDp(0.5).epsilon_at(1e-5)
 
 
+def test_from_event_with_delta_gives_the_approx_claim_its_own_notion_implies():
+    """``delta=`` is never dropped: T Gaussian mechanisms of noise multiplier z compose exactly to sqrt(T)/z-GDP,
+    whose (epsilon, delta) at delta is the GDP profile's (Dong, Roth & Su Cor. 2.13), solved here by bisection on the
+    closed form, and agrees with dp-accounting's PLD accountant."""
+    event = dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(4.0), 5)
+    claim = from_event(event, delta=1e-5)
+    assert isinstance(claim, ApproxDp) and claim.delta == 1e-5 and claim.event is event
+    mu = math.sqrt(5) / 4.0
+
+    def profile(epsilon: float) -> float:
+        return (stats.norm.cdf(-epsilon / mu + mu / 2) - math.exp(epsilon) * stats.norm.cdf(-epsilon / mu - mu / 2))
+
+    closed = optimize.brentq(lambda e: profile(e) - 1e-5, 0.0, 50.0, xtol=1e-12)
+    assert claim.epsilon == pytest.approx(closed, rel=1e-6)
+    assert claim.epsilon == pytest.approx(pld_epsilon(event, 1e-5, interval=1e-4), rel=1e-2)
+    laplace = from_event(dpa.LaplaceDpEvent(0.5), delta=0.0)
+    assert isinstance(laplace, ApproxDp) and (laplace.epsilon, laplace.delta) == (2.0, 0.0)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # 9. as_dict, sources, values
 

@@ -119,14 +119,15 @@ def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(cap
     """Issue 52: ``verify --only NAME[,NAME...]``. DPSDA-PS alone gives its two verdicts, the very regret of
     ``admmcheck run dpsda-ps`` with the smoke profile's rounds; an unknown name, and a private mechanism no check
     covers (registered without report=True), are refused before any work, with what to do."""
-    from admmcheck.commands.online import execute_dpsda
+    from admmcheck.mechanisms.registry import REGISTRY
     from admmcheck.mechanisms.settings import OnlineSetting
 
     assert main(["verify", "--profile", "smoke", "--only", "dpsda-ps", "--out", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(v["algorithm"], v["check"]) for v in out["verdicts"]] == [
         ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)"), ("dpsda-ps", "preconditions the proofs use")]
-    alone = execute_dpsda("dpsda-ps", OnlineSetting(iterations=100, trials=3, seed=0))
+    spec = REGISTRY["dpsda-ps"]
+    alone = spec.family.run(spec, OnlineSetting(iterations=100, trials=3, seed=0))
     assert out["verdicts"][0]["value"] == alone["regret"]
     assert main(["verify", "--only", "pp,nope", "--out", str(tmp_path)]) == 2
     assert "--only pp,nope: no registered name nope; choose among admm," in capsys.readouterr().err

@@ -56,6 +56,12 @@ def commands(page: str) -> list[str]:
 RUN_BY = {
     "verify-a-new-algorithm.md": ("test_verify_a_new_algorithm_examples_run",
                                   "tests/test_example_plugins.py runs its bash block in an installed environment"),
+    "plugin-consensus.md": ("tests/test_example_families.py runs its bash block in an installed environment and "
+                            "finds its py and toml blocks in examples/gaussian-admm",),
+    "plugin-sharing.md": ("tests/test_example_families.py runs its bash block in an installed environment and "
+                          "finds its py and toml blocks in examples/noisy-variants",),
+    "plugin-online.md": ("tests/test_example_families.py runs its bash block in an installed environment and "
+                         "finds its py and toml blocks in examples/online-variant",),
     "audit-third-party-code.md": ("test_audit_third_party_code_examples_give_what_the_page_says",
                                   "test_audit_third_party_code_matlab_example_gives_what_the_page_says"),
     "read-the-report.md": ("test_read_the_report_command_prints_the_gap",),

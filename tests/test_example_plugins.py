@@ -1,29 +1,26 @@
 """Issue 52, item 5: the outside example package ``examples/noisy-variants`` (a private consensus variant and a
 private sharing variant, registered through the entry point ``admmcheck.plugins``) works with no code in admmcheck.
 
-It is installed by pip into a fresh virtual environment, offline (``--no-index --no-build-isolation --no-deps``);
-admmcheck and its dependencies come from this environment through a ``.pth`` file, so that what is tested is this
-checkout. Every command runs as a user runs it there, ``python -m admmcheck.cli``, in a process of its own, and each
-figure it prints is checked against a value computed here by other means.
+It is installed by pip into a fresh virtual environment, offline (``--no-index --no-build-isolation --no-deps``), with
+the other example packages (``tests/example_packages.py``); admmcheck and its dependencies come from this environment
+through a ``.pth`` file, so that what is tested is this checkout. Every command runs as a user runs it there,
+``python -m admmcheck.cli``, in a process of its own, and each figure it prints is checked against a value computed
+here by other means.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import shlex
-import shutil
-import site
 import subprocess
-import venv
 from pathlib import Path
 
 import pytest
+from example_packages import environment
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE = ROOT / "examples" / "noisy-variants"
 NAMES = ("noisy-admm", "clipped-sharing")
 
 
@@ -39,27 +36,14 @@ PLUGINS, RUN, BOUND, AUDIT_SHARING, AUDIT_CONSENSUS, VERIFY = _guide_commands()
 
 
 @pytest.fixture(scope="module")
-def python(tmp_path_factory) -> Path:
-    """The interpreter of a fresh virtual environment into which pip installed the example package."""
-    root = tmp_path_factory.mktemp("example")
-    source = root / "noisy-variants"
-    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))  # the build writes here
-    venv.create(root / "env", with_pip=False)
-    interpreter = root / "env" / ("Scripts" if os.name == "nt" else "bin") / "python"
-    purelib = Path(subprocess.run([interpreter, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                  capture_output=True, text=True, check=True).stdout.strip())
-    ours = [path for path in site.getsitepackages() + [site.getusersitepackages()] if Path(path).is_dir()]
-    # addsitedir, not a bare path: the .pth files there (an editable admmcheck's among them) are read too
-    (purelib / "this-checkout.pth").write_text("".join(f"import site; site.addsitedir({path!r})\n" for path in ours))
-    installed = subprocess.run([interpreter, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index",
-                                "--no-build-isolation", str(source)], capture_output=True, text=True, timeout=300,
-                               env=_environment())
-    assert installed.returncode == 0, installed.stderr
-    return interpreter
+def python(examples_python) -> Path:
+    """The interpreter of the fresh virtual environment into which pip installed the example packages (this one among
+    them: ``examples_python`` of tests/conftest.py, shared with tests/test_example_families.py)."""
+    return examples_python
 
 
 def _environment() -> dict[str, str]:
-    return {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    return environment()
 
 
 def _admmcheck(python: Path, *arguments: str) -> subprocess.CompletedProcess:

@@ -15,6 +15,7 @@ from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, SharingSetting
+from admmcheck.report import render
 from plugin_variants import NAME, ScaledSetting, register_scaled
 
 
@@ -69,7 +70,8 @@ def test_a_setting_that_is_not_the_familys_is_refused():
     assert isinstance(replace(pvp, name="right", setting=ScaledSetting), MechanismSpec)
 
 
-def test_verify_checks_a_plugins_mechanism_at_its_declared_setting_and_catches_a_hundredth_of_the_noise(scaled):
+def test_verify_checks_a_plugins_mechanism_at_its_declared_setting_and_catches_a_hundredth_of_the_noise(scaled,
+                                                                                                      tmp_path):
     """Issue 60, item 3: verify takes a plugin's mechanism as it takes the papers': its claim and its black-box audit
     at the setting it declares for its audit, changed by ``--set NAME.FIELD=VALUE``, every command generated from
     the setting; PVP's noise divided by 100 is caught, its own is not flagged (seeded, smoke profile: 2,000 samples
@@ -89,6 +91,9 @@ def test_verify_checks_a_plugins_mechanism_at_its_declared_setting_and_catches_a
     broken = verdicts["100"]["black-box audit"]
     assert broken.verdict == "violation" and "--scale 100.0" in broken.command and broken.value > 2.0
     assert main(shlex.split(broken.command)[1:] + ["--workers", "2"]) == 1  # the replay gives the same verdict
+    page = render(report, tmp_path)["html"].read_text()  # the page says where it was checked, and what that means
+    assert page.count(f"Checked {broken.details['audited_at']}: a verdict at one setting is not a proof for all "
+                      "settings.") == 1 and broken.details["audited_at"] == "at --epsilon 2.0 --scale 100.0"
     with pytest.raises(InvalidConfiguration, match="has no field 'noise'"):
         collect("smoke", only=[NAME], parts=("registered",), changes={NAME: {"noise": "1"}})
     with pytest.raises(InvalidConfiguration, match="admmcheck's own are checked at the papers' settings"):
@@ -142,3 +147,27 @@ def test_verify_catches_the_example_sharing_variant_with_a_hundredth_of_its_nois
     assert black["clipped-sharing"].verdict == "pass" and black["quiet-sharing"].verdict == "violation"
     assert "at --rows 4" in black["quiet-sharing"].check
     assert "--rows 4" in black["quiet-sharing"].command and "--row 0:0" in black["quiet-sharing"].command
+
+
+def test_verify_runs_a_plugins_sharing_algorithm_against_cvxpy_and_its_command_replays_the_gap(capsys):
+    """Issue 60, item 3: a non-private algorithm of a family whose problems have an optimum is run against CVXPY by
+    ``verify``, whatever its family (here a sharing algorithm registered in this process: ADMM sharing under another
+    name), on both default datasets; each verdict's command, run, gives the gap it reports."""
+    import json
+
+    from admmcheck.commands.verify import collect
+
+    REGISTRY.register(replace(REGISTRY["sharing"], name="my-sharing", conditions=None, stands_for=None))
+    try:
+        report = collect("smoke", only=["my-sharing"], parts=("convergence",))
+        assert [v.check for v in report.verdicts] == [
+            "converges to the CVXPY optimum (--dataset synthetic)",
+            "converges to the CVXPY optimum (--dataset breast-cancer)"]
+        for verdict in report.verdicts:
+            assert verdict.verdict == "pass" and verdict.value <= 1e-6
+            command = shlex.split(verdict.command.removesuffix(" (objective_gap)"))
+            assert command[:3] == ["admmcheck", "run", "my-sharing"]
+            assert main(command[1:]) == 0
+            assert abs(json.loads(capsys.readouterr().out)["objective_gap"]) == verdict.value
+    finally:
+        REGISTRY.unregister("my-sharing")

@@ -4,6 +4,7 @@ and the report read it, and what it says about a mechanism is checked against in
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,9 @@ import pytest
 
 from admmcheck.cli import main
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.families import CONSENSUS, FAMILIES
 from admmcheck.mechanisms.registry import REGISTRY, AlgorithmSpec, MechanismSpec, Registry, constant_eta
+from admmcheck.mechanisms.releases import PrimalPerturbation
 from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
 
 
@@ -42,13 +45,13 @@ def test_run_of_a_private_variant_with_noise_differs_and_is_reproducible(capsys)
 
 
 def test_every_name_the_cli_offers_is_registered_once_with_its_family():
-    assert set(REGISTRY.names("consensus")) == {"admm", "admm-edge", "madmm", "radmm", "pp", "dvp", "pvp",
-                                                "private-radmm"}
+    assert set(REGISTRY.names(CONSENSUS)) == {"admm", "admm-edge", "madmm", "radmm", "pp", "dvp", "pvp",
+                                              "private-radmm"}
     assert REGISTRY.names(private=True) == ("pp", "dvp", "pvp", "private-radmm", "dp-sharing", "dpsda-c", "dpsda-ps")
-    assert REGISTRY.names("consensus", private=True, report=True) == ("pp", "dvp", "private-radmm")
+    assert REGISTRY.names(CONSENSUS, private=True, report=True) == ("pp", "dvp", "private-radmm")
     for name in REGISTRY:
         spec = REGISTRY[name]
-        assert spec.name == name and spec.family in ("consensus", "sharing", "online") and callable(spec.run)
+        assert spec.name == name and spec.family in FAMILIES.values() and callable(spec.run)
 
 
 def test_a_registered_claim_is_the_theorem_it_names():
@@ -100,8 +103,25 @@ def test_a_registry_refuses_what_it_cannot_hold():
     with pytest.raises(InvalidConfiguration, match="family='grid'"):
         AlgorithmSpec("x", "grid", "x", run=print)
     assert "mine" in registry and "other" not in registry and registry.unregister("mine") is spec and not registry
-    with pytest.raises(InvalidConfiguration, match="audited by its own command"):
-        MechanismSpec("x", "sharing", "x", run=print).mechanism(None, 1, None)
+    with pytest.raises(InvalidConfiguration, match="register an online mechanism as an OnlineSpec"):
+        MechanismSpec("x", "online", "x", run=print)
+    with pytest.raises(InvalidConfiguration, match="a sharing mechanism registers exact_loss= and worst_case="):
+        MechanismSpec("x", "sharing", "x", run=print, release=PrimalPerturbation())
+
+
+def test_a_family_given_by_name_is_the_family_object_and_gives_what_the_spec_left_out():
+    from admmcheck.mechanisms.families import SHARING
+
+    spec = MechanismSpec("x", "sharing", "x", run=print)
+    assert spec.family is SHARING and spec.setting_type is SHARING.setting
+    assert REGISTRY.names(SHARING) == ("sharing", "dp-sharing")
+    assert spec.neighbour_kinds == ("row", "column") and spec.first_place == ((0, 0), "--row 0:0")
+    assert spec.supports("canaries") and not spec.supports("white_box") and not spec.supports("claim")
+    with pytest.raises(InvalidConfiguration, match="x has no white box: it was registered without release="):
+        spec.require("white_box")
+    with pytest.raises(ValueError, match="unknown capability 'colour'"):
+        spec.supports("colour")
+    assert pickle.loads(pickle.dumps(CONSENSUS)) is CONSENSUS and set(FAMILIES) == {"consensus", "sharing", "online"}
 
 
 def test_constant_eta_takes_one_value_and_refuses_a_varying_schedule():

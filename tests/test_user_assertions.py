@@ -74,3 +74,23 @@ def test_a_registered_theorems_field_given_as_text_is_read_as_its_flag_reads_it(
     timing = "elapsed_s"  # the only field that may differ: how long the decision took
     assert {k: v for k, v in as_text.items() if k != timing} == {k: v for k, v in as_values.items() if k != timing}
     assert as_text["status"] == "pass"
+
+
+def test_a_registered_sharing_algorithm_is_asserted_by_name_against_cvxpy_and_an_online_one_is_refused():
+    """assert_converges by name runs any family whose problems have an optimum (issue 60, item 2): ADMM sharing's
+    gap is its run's, against CVXPY's optimum of (1) solved independently here; DPSDA's runs have a regret, no
+    optimum, and are refused with what to do."""
+    from admmcheck.mechanisms.settings import SharingSetting
+    from admmcheck.oracle import sharing_optimum
+
+    setting = SharingSetting(dataset="breast-cancer", parties=2)
+    gap = assert_converges("sharing", setting)
+    problem = setting.problem(normalise_rows=False)
+    x = cp.Variable(problem.design.shape[1])
+    z = problem.design @ x
+    loss = cp.sum(cp.logistic(-cp.multiply(problem.labels, z))) / problem.samples
+    objective = loss + problem.lam / 2 * cp.sum_squares(x)
+    optimum = cp.Problem(cp.Minimize(objective)).solve(solver=cp.CLARABEL)
+    assert optimum == pytest.approx(sharing_optimum(problem).objective, rel=1e-6) and gap <= 1e-6
+    with pytest.raises(InvalidConfiguration, match="measured by their regret"):
+        assert_converges("dpsda-c")

@@ -25,7 +25,7 @@ import select
 import sys
 import traceback
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from admmcheck import __version__
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
@@ -34,21 +34,17 @@ from admmcheck.commands.attack import AttackConfig, run_attack
 from admmcheck.commands.audit import CodeAuditConfig, MechanismAudit, run_audit, run_mechanism_audit
 from admmcheck.commands.canary_audit import (NOT_FOR_CANARIES, CanaryAuditConfig, CanarySlots, MechanismCanaryAudit,
                                              run_canary_audit, run_mechanism_canary_audit)
-from admmcheck.commands.consensus import ExperimentConfig, execute, execute_experiment
-from admmcheck.commands.online import execute_dpsda
-from admmcheck.commands.sharing import execute_sharing
+from admmcheck.commands.consensus import ExperimentConfig, execute_experiment
 from admmcheck.commands.verify import PROFILES, collect
 from admmcheck.claims.values import Claim
 from admmcheck.errors import AdmmcheckError, InvalidConfiguration
 from admmcheck.experiments import EXPERIMENTS
 from admmcheck.formulas import parse_number
 from admmcheck.mechanisms.plugins import PluginWarning
-from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
-from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
+from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.output import output_folder, to_json
 from admmcheck.parameters import flag_fields, flag_of
 from admmcheck.report import render
-from admmcheck.schedules import describe_schedule
 from admmcheck.validation import config_from_flags, positive_int, said_as_flag
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
@@ -175,7 +171,7 @@ def _run_parser(commands: argparse._SubParsersAction) -> None:
         sub.set_defaults(name=name)
         _setting_flags(sub, spec.setting_type, "run", spec)
         sub.add_argument("--json", action="store_true", help="print one JSON object")
-        if not issubclass(spec.setting_type, OnlineSetting):
+        if spec.family.exports_problem:
             sub.add_argument("--export-problem", metavar="FILE.npz", help="write the problem's data (and, consensus, "
                              "the adjacency)")
 
@@ -186,7 +182,7 @@ def _bound_parser(commands: argparse._SubParsersAction) -> None:
     targets = _targets(bound, "MECHANISM")
     for name in REGISTRY.names(private=True):
         spec = REGISTRY.mechanism(name)
-        if spec.claim is None:
+        if not spec.supports("claim"):
             continue
         aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
         sub = _command_parser(targets, name, f"{spec.theorem} ({spec.title})"
@@ -201,7 +197,7 @@ def _conditions_parser(commands: argparse._SubParsersAction) -> None:
                                  "certificates")
     targets = _targets(conditions, "ALGO")
     for name in REGISTRY:
-        if REGISTRY[name].conditions is None:
+        if not REGISTRY[name].supports("conditions"):
             continue
         capability = REGISTRY[name].conditions
         sub = _command_parser(targets, name, f"{name}: {capability.theorem}")
@@ -233,25 +229,25 @@ def _audit_parser(commands: argparse._SubParsersAction) -> None:
         spec = REGISTRY.mechanism(name)
         aliases = tuple(other for other in REGISTRY if REGISTRY[other].stands_for == name)
         sub = _audit_target(targets, name, f"audit {spec.title} against "
-                            + (f"its claim ({spec.theorem})" if spec.claim else "the epsilon you give (--epsilon)")
+                            + (f"its claim ({spec.theorem or 'stated by ' + REGISTRY.origin(name)[0]})"
+                               if spec.supports("claim") else "the epsilon you give (--epsilon)")
                             + " on a small setting", aliases)
         sub.set_defaults(name=name)
         _setting_flags(sub, AuditSettings, "audit", defaults=spec.audit, group="audit")
         _setting_flags(sub, spec.setting_type, "audit", spec, skip=("seed",))  # --seed seeds data and samples
         _option(sub, "--neighbour-kind", spec.neighbour_kinds[0], " or ".join(spec.neighbour_kinds),
                 dest="request:neighbours", choices=spec.neighbour_kinds)
-        if spec.first_place is not None:
-            place, example = spec.first_place
-            flag = example.split()[0]
-            _option(sub, flag, None, f"the place the neighbours change, e.g. {example} (default: the neighbour search "
-                    "chooses among every place whose change moves what is released)", dest="request:where",
-                    type=_place if isinstance(place, tuple) else _argument_type(_whole, "a whole number"))
+        place, example = spec.first_place  # its own, or its family's
+        _option(sub, example.split()[0], None, f"the place the neighbours change, e.g. {example} (default: the "
+                "neighbour search chooses among every place whose change moves what is released)",
+                dest="request:where", type=_place if isinstance(place, tuple) else _argument_type(_whole,
+                                                                                                 "a whole number"))
         _setting_flags(sub, SearchSettings, "audit", defaults=spec.search, group="search")
         _setting_flags(sub, CanarySlots, "audit", group="canaries")  # a spec without canaries refuses them
-        if spec.white_box is not None:
+        if spec.supports("white_box"):
             _option(sub, "--white-box", None, "also compute the exact privacy loss of --samples transcripts under D "
                     "against the claim", action="store_true", dest="request:white_box")
-        if spec.release is not None and spec.worst_case is not None:
+        if spec.supports("release") and spec.supports("worst_case"):
             _option(sub, "--search", None, "with --white-box: search transcripts and neighbour records for the "
                     "largest loss", action="store_true", dest="request:white_box_search")
             _option(sub, "--plot", None, "with --white-box: write the loss histogram and delta(epsilon) here "
@@ -408,44 +404,22 @@ def _command_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-#: What ``admmcheck run`` prints of each family's summary (its setting's type).
-RUN_KEYS = {
-    ConsensusSetting: ("algorithm", "dataset", "nodes", "graph", "iterations", "objective_gap", "consensus_error",
-                       "wall_time_s"),
-    SharingSetting: ("algorithm", "dataset", "parties", "features", "iterations", "objective_gap", "residual",
-                     "wall_time_s"),
-    OnlineSetting: ("algorithm", "nodes", "iterations", "epsilon", "sigma", "regret", "regret_over_T",
-                    "average_regret", "regret_bound", "wall_time_s"),
-}
-#: How each family runs an algorithm on its setting.
-RUNNERS = {
-    ConsensusSetting: lambda name, setting, export: execute(name, setting, export_problem=export).summary(),
-    SharingSetting: lambda name, setting, export: execute_sharing(name, setting, export_problem=export),
-    OnlineSetting: lambda name, setting, export: execute_dpsda(name, setting),
-}
-
-
 def _command_run(args: argparse.Namespace) -> int:
     spec = REGISTRY[args.name]
     setting = _setting(spec, "run", _flags(args)["setting"])
-    summary = _of_family(RUNNERS, setting)(spec.name, setting, getattr(args, "export_problem", None))
+    summary = spec.family.run(spec, setting, getattr(args, "export_problem", None))
     if args.json:
         print(to_json(summary))
         return EXIT_OK
-    for key in _of_family(RUN_KEYS, setting):
+    for key in spec.family.run_keys:
         print(f"{key:<16} {summary[key]}")
     claim = summary.get("claim")
     if claim is not None:  # a private run: the noise it drew and the claim it is for, in the claim's words
-        if "sigma" not in _of_family(RUN_KEYS, setting):
+        if "sigma" not in spec.family.run_keys:
             print(f"{'sigma':<16} {summary['sigma']}")
         print(f"{'claimed':<16} " + (f"none: {claim['none']}" if "none" in claim else claim["describe"]
                                      + (f" ({claim['source']})" if claim["source"] else "")))
     return EXIT_OK
-
-
-def _of_family(table: dict[type, Any], setting: Any) -> Any:
-    """The entry of ``table`` for ``setting``'s family: its type's, or that of the family setting it extends."""
-    return next(table[kind] for kind in type(setting).__mro__ if kind in table)
 
 
 def _command_bound(args: argparse.Namespace) -> int:
@@ -459,69 +433,9 @@ def _command_bound(args: argparse.Namespace) -> int:
         else:
             print(f"{spec.name}: {claim}")
         return EXIT_OK
-    return _of_family(BOUND_PRINTERS, setting)(args, spec, setting, stated)
-
-
-def _consensus_bound(args: argparse.Namespace, spec: MechanismSpec, setting: ConsensusSetting, bound: Any) -> int:
-    facts = setting.bound_setting()
-    parameters = {"eta": describe_schedule(setting.eta), "alpha": describe_schedule(setting.alpha), "c1": setting.c1}
-    if "theta" in spec.parameters:
-        parameters["theta"] = setting.theta
-    summary = bound.summary() | {
-        "mechanism": spec.name, "iterations": setting.iterations, "parameters": parameters,
-        "setting": {"dataset": setting.dataset, "graph": setting.graph, "sizes": list(facts.sizes),
-                    "degrees": list(facts.degrees), "C": facts.C, "rho": facts.rho,
-                    "max_feature_norm": facts.max_feature_norm, "c1": facts.c1},
-    }
-    if args.json:
-        print(to_json(summary))
-    else:
-        beta = summary["beta"]
-        shown = "refused" if beta is None else "inf (no noise: no finite guarantee)" if beta == float("inf") else beta
-        print(f"{bound.theorem}: beta = {shown}")
-        print(f"  formula value max_i sum = {summary['formula_value']}; per node: "
-              + ", ".join(str(v) for v in summary["per_node"]))
-        _print_preconditions(bound.preconditions)
-    return EXIT_OK if bound.holds else EXIT_CHECK_FAILED
-
-
-def _sharing_bound(args: argparse.Namespace, spec: MechanismSpec, setting: SharingSetting, privacy: Any) -> int:
-    summary = privacy.as_dict()
-    if args.json:
-        print(to_json(summary))
-        return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
-    print(f"{summary['theorem']}")
-    for m, sigma in enumerate(summary["sigma"]):
-        sensitivity = f"sensitivity C = {summary['sensitivity'][m]:.6g}, " if "sensitivity" in summary else ""
-        print(f"  party {m} (d_m = {summary['features'][m]}): {sensitivity}sigma = {sigma:.6g}")
-    line = (f"  per iteration ({summary['epsilon']}, {summary['delta']:g}); over T = {summary['iterations']}: "
-            f"claimed ({summary['epsilon_total']:.6g}, {summary['delta_total']:.3g}), basic composition "
-            f"({summary['basic_composition']['epsilon']:.6g}, {summary['basic_composition']['delta']:.3g})")
-    accounted = [f"{key[len('epsilon_'):].upper()} {value:.6g}" for key, value in summary.get("accountant", {}).items()
-                 if key.startswith("epsilon_")]
-    print(line + (", dp-accounting " + " / ".join(accounted) if accounted else ""))
-    _print_preconditions(summary["preconditions"])
-    return EXIT_OK if privacy.holds else EXIT_CHECK_FAILED
-
-
-def _online_bound(args: argparse.Namespace, spec: MechanismSpec, setting: OnlineSetting, claims: Any) -> int:
-    summary = claims.as_dict(setting.iterations)
-    if args.json:
-        print(to_json(summary))
-    else:
-        print(f"{summary['theorem']}: per round epsilon = {summary['epsilon']}, sigma = {summary['sigma']:.6g} "
-              f"(sensitivity {summary['sensitivity']:.6g}), total {summary['epsilon_total']}; regret bound "
-              f"{summary['regret_bound']:.6g} at T = {setting.iterations}")
-        _print_preconditions(summary["preconditions"])
-    return EXIT_OK if not summary["failed"] else EXIT_CHECK_FAILED
-
-
-BOUND_PRINTERS = {ConsensusSetting: _consensus_bound, SharingSetting: _sharing_bound, OnlineSetting: _online_bound}
-
-
-def _print_preconditions(preconditions: dict[str, bool]) -> None:
-    for name, ok in preconditions.items():
-        print(f"  {'holds' if ok else 'FAILS':<6} {name}")
+    statement = spec.family.bound(spec, setting, stated)
+    print(to_json(statement.summary) if args.json else "\n".join(statement.lines))
+    return EXIT_OK if statement.holds else EXIT_CHECK_FAILED
 
 
 def _command_conditions(args: argparse.Namespace) -> int:
@@ -775,10 +689,11 @@ def _command_plugins(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(listing))
         return EXIT_OK
+    width = max([18] + [len(entry["name"]) + 1 for entry in listing["registered"]])
     for entry in listing["registered"]:
         source = f"{entry['package']} {entry['version']}".strip()
         point = f" (entry point {entry['entry_point']})" if entry["entry_point"] else ""
-        print(f"{entry['name']:<18} {entry['family']:<10} {entry['kind']:<10} {source}{point}")
+        print(f"{entry['name']:<{width}} {entry['family']:<10} {entry['kind']:<10} {source}{point}")
     for failure in listing["failed"]:
         print(f"failed: {failure['entry_point']} of {failure['package']} {failure['version']}: {failure['error']}")
     return EXIT_OK

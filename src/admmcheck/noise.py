@@ -51,7 +51,7 @@ def gamma_norm_noise(
 
 
 def laplace_noise(rng: np.random.Generator, size: tuple[int, ...], scale: float | np.ndarray) -> np.ndarray:
-    """Draw i.i.d. Laplace(0, scale) values (density exp(-|x|/scale) / (2 scale))."""
+    """Draw i.i.d. Laplace(0, scale) values (density exp(-abs(x)/scale) / (2 scale))."""
     scale = _positive_array("scale", scale, allow_infinite=False)
     return rng.laplace(0.0, 1.0, size=size) * scale
 

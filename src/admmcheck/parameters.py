@@ -12,15 +12,29 @@ from typing import Any, Callable
 
 def parameter(default: object, help: str, unit: str = "", *, read: Callable[[str], object] | None = None,
               flag: str | None = None, choices: tuple[str, ...] | None = None,
-              algorithm_parameter: bool = False, commands: tuple[str, ...] | None = None) -> Any:
+              algorithm_parameter: bool = False, commands: tuple[str, ...] | None = None,
+              none: str | None = None) -> Any:
     """A setting field with its ``help`` text and ``unit`` (what the number counts, if anything) as metadata, which
     the command line builds its flags from: ``read`` turns the text of its flag into a value (default: the text),
     ``flag`` spells the flag where it is not ``--name-with-dashes``, ``choices`` are its only values;
     ``algorithm_parameter``: only the algorithms whose spec lists it in ``parameters`` read it (a value given for
-    another is refused); ``commands``: the only commands that offer it (default: every command)."""
+    another is refused); ``commands``: the only commands that offer it (default: every command); ``none``: the word
+    its flag reads as None, and writes None as (:func:`as_flags`), for a field whose None means something."""
+    if none is not None:
+        read = _or_none(read or str, none)
     return field(default=default, metadata={"help": help, "unit": unit, "read": read, "flag": flag,
                                             "choices": choices, "algorithm_parameter": algorithm_parameter,
-                                            "commands": commands})
+                                            "commands": commands, "none": none})
+
+
+def _or_none(read: Callable[[str], object], word: str) -> Callable[[str], object]:
+    """``read``, with ``word`` read as None."""
+    def reading(text: str) -> object:
+        return None if text.strip() == word else read(text)
+
+    what = "a whole number" if read is int else (read.__doc__ or "a value").strip().splitlines()[0].rstrip(".")
+    reading.__doc__ = f"{what}, or {word}"  # what the flag's error says it takes
+    return reading
 
 
 def flag_of(item: Field) -> str:
@@ -49,6 +63,8 @@ def as_flags(setting: Any, defaults: Any = None, skip: tuple[str, ...] = ()) -> 
         flag = flag_of(item)
         if isinstance(value, bool):
             words += [flag] if value else []
+        elif value is None and item.metadata.get("none"):
+            words += [flag, item.metadata["none"]]
         else:
             words += [flag, ",".join(map(str, value)) if isinstance(value, tuple) else str(value)]
     return words

@@ -365,7 +365,7 @@ def _mechanism_audits(draw: st.DrawFn, names: tuple[str, ...], max_nodes: int, m
     setting = ConsensusSetting(dataset="synthetic", samples=30, nodes=draw(st.integers(3, max_nodes)),
                                iterations=draw(st.integers(1, max_iterations)), dim=draw(st.integers(1, max_dim)),
                                eta=1.0, theta=1.0, gamma=0.2, alpha=draw(st.sampled_from([2.0, 5.0, 20.0])),
-                               seed=seed, epsilon=1.0 if spec.claim is None else None)
+                               seed=seed, epsilon=None if spec.supports("claim") else 1.0)
     return MechanismAudit(name, setting, neighbours=draw(st.sampled_from(spec.neighbour_kinds)),
                           settings=spec.audit.but(samples=samples, workers=workers, seed=seed))
 

@@ -253,7 +253,7 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
     defaults = spec.setting_type.defaults("audit")
     setting = replace(setting if setting is not None else defaults, seed=seed)
     if epsilon is not None:
-        if spec.claim is not None:
+        if spec.supports("claim"):
             raise InvalidConfiguration(f"epsilon: {name} is audited against its own claim ({spec.theorem}); leave "
                                        "epsilon out", parameter="epsilon")
         setting = replace(setting, epsilon=epsilon)
@@ -264,17 +264,10 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
     settings = spec.audit.but(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                               workers=workers)
     place = []
-    if where is FIRST_PLACE:
-        if spec.first_place is None:
-            raise InvalidConfiguration(f"where: {name} names no first place (first_place=); give where, or None for "
-                                       "the neighbour search", parameter="where")
+    if where is FIRST_PLACE:  # its own first place, or its family's
         where = spec.first_place[0]
     if where is not None:
-        flag = spec.first_place[1].split()[0] if spec.first_place else None
-        if flag is None:
-            raise InvalidConfiguration(f"where: {name} has no flag for a place (first_place=); give None for the "
-                                       "neighbour search", parameter="where")
-        place = [flag, ":".join(map(str, where)) if isinstance(where, tuple) else str(where)]
+        place = [spec.first_place[1].split()[0], ":".join(map(str, where)) if isinstance(where, tuple) else str(where)]
     result = run_mechanism_audit(MechanismAudit(name, setting, where=where, settings=settings)).as_dict()
     command = shlex.join(["admmcheck", "audit", name, *as_flags(setting, defaults, skip=("seed",)), *place, "--samples", str(samples), "--confidence",
                           repr(confidence), "--seed", str(seed)] + (["--sequential"] if sequential else [])
@@ -300,18 +293,16 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
         own = {name: value for name, value in (("iterations", iterations), ("seed", seed)) if name in taken}
         return _reaches(algorithm, reference, tolerance, own | arguments)
     if isinstance(algorithm, str):
-        from admmcheck.commands.consensus import execute
         from admmcheck.mechanisms.registry import REGISTRY
-        from admmcheck.mechanisms.settings import ConsensusSetting
 
         spec = REGISTRY[algorithm]
-        if not issubclass(spec.setting_type, ConsensusSetting):
-            raise InvalidConfiguration(f"{algorithm} is of the {spec.family} family; assert_converges runs consensus "
-                                       "algorithms by name (give a run function and its problem otherwise)",
-                                       parameter="algorithm")
-        defaults = ConsensusSetting.DEFAULTS["run"]
+        if not spec.family.has_optimum:
+            raise InvalidConfiguration(f"{algorithm} is of the {spec.family} family, whose runs are measured by their "
+                                       "regret, not against an optimum; assert_converges runs algorithms of the "
+                                       "families with one (consensus, sharing) by name", parameter="algorithm")
+        defaults = spec.setting_type.defaults("run")
         setting = setting if setting is not None else replace(defaults, iterations=iterations)
-        gap = abs(float(execute(algorithm, setting).run.objective_gap[0, -1]))
+        gap = abs(float(spec.family.run(spec, setting)["objective_gap"]))
         where = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
     else:
         from admmcheck.oracle import centralized_optimum

@@ -1,4 +1,4 @@
-"""Conventional decentralized ADMM in the simplified form, M-ADMM paper eq. (8)-(9).
+"""Conventional decentralized ADMM in the simplified form, M-ADMM paper eq. (8)-(9)::
 
     f_i(t+1) = argmin_f O(f, D_i) + 2 lambda_i(t)^T f
                         + eta sum_{j in V_i} || (f_i(t) + f_j(t))/2 - f ||^2      (8)

@@ -1,6 +1,6 @@
 """ADMM sharing over vertically partitioned features (Algorithm 1, (6)-(8)) and its DP version (10).
 
-Parties update in parallel (Jacobi) from the previous iterate of the others:
+Parties update in parallel (Jacobi) from the previous iterate of the others::
 
     x_m^{t+1} = argmin_{x_m ∈ X_m} λR_m(x_m) + ⟨y^t, D_m x_m⟩
                 + ρ/2 ‖Σ_{k≠m} D_k x_k^t + D_m x_m − z^t‖²                                 (6)
@@ -11,7 +11,7 @@ from x = y = z = 0 (§5). With R_m = ½‖·‖², (6) is the linear system
 (ρD_mᵀD_m + λI) x_m = D_mᵀ(ρ(z^t − r_{−m}) − y^t) (one Cholesky factor per party, reused);
 with a box X_m it is a bounded least-squares problem (``scipy.optimize.lsq_linear``). (7) is
 separable per sample: N scalar equations ∇l(z)_i − y_i + ρ(z_i − s_i) = 0, solved together by
-safeguarded Newton inside the bracket s_i + (y_i ± 1/N)/ρ that |∇l_i| < 1/N gives.
+safeguarded Newton inside the bracket s_i + (y_i ± 1/N)/ρ that abs(∇l_i) < 1/N gives.
 
 DP version (10): ξ_m^{t+1} ~ N(0, σ_m² (D_mᵀD_m)⁻¹) is added to x_m^{t+1}, and every later use
 of party m's block — the z-update, the dual update, the other parties' (6) — sees

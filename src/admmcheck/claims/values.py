@@ -457,10 +457,14 @@ def from_event(event: Any, *, delta: float | None = None, source: str = "") -> C
       (ε adds, μ adds in squares, ρ adds), else as zCDP (ε-DP is ε²/2-zCDP, μ-GDP μ²/2-zCDP);
     * any other event, with ``delta``: dp_accounting's PLD accountant's (ε(δ), δ).
 
-    The claim keeps ``event`` for the record, and ``source`` (default: the event's repr)."""
+    With ``delta``, an event of the first two kinds gives the (ε(δ), δ) claim its own notion implies at ``delta``
+    (:meth:`Claim.to_approx`, the tight conversion), so that ``delta=`` always gives an (ε, δ) claim. The claim keeps
+    ``event`` for the record, and ``source`` (default: the event's repr)."""
     label = source or f"dp-accounting {event!r}"
     try:
         claim = _compose(event)
+        if delta is not None:
+            claim = claim.to_approx(_number("delta", delta, upper=1))
     except _NotComposable:
         if delta is None:
             raise InvalidConfiguration(f"{type(event).__name__} has no claim of its own notion here; pass delta= to "

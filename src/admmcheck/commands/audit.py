@@ -20,6 +20,7 @@ from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.claims.values import ApproxDp, Claim, GaussianDp, ZeroConcentratedDp
 from admmcheck.errors import InvalidConfiguration
+from admmcheck.mechanisms.families import CONSENSUS
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.mechanisms.white_box import Auditable, WhiteBoxOptions
 from admmcheck.formulas import parse_number
@@ -153,7 +154,7 @@ def run_audit(config: CodeAuditConfig, progress: bool = False) -> AuditResult:
 
 def consensus_mechanisms() -> tuple[str, ...]:
     """The registered private consensus mechanisms."""
-    return REGISTRY.names("consensus", private=True)
+    return REGISTRY.names(CONSENSUS, private=True)
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,7 @@ def audit_registered(spec: MechanismSpec, mechanism: object, problem: object, ki
     neighbours of ``kind`` at ``where``, or, with ``where`` None, on the pair the neighbour search chooses
     among every place ``spec.candidates`` lists whose change ``spec.influences`` the release."""
     if where is not None:
-        places = spec.candidates(problem, kind) if spec.candidates is not None else None
+        places = spec.candidates(problem, kind) if spec.supports("candidates") else None
         if places is not None and where not in places:
             raise InvalidConfiguration(f"where={where!r}: not a place of this problem's data: choose one of "
                                        f"{_range(places)}", parameter="where")

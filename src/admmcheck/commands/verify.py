@@ -24,6 +24,7 @@ from admmcheck.convergence import (
 )
 from admmcheck.claims.values import ApproxDp
 from admmcheck.errors import InvalidConfiguration, PreconditionError
+from admmcheck.mechanisms.families import CONSENSUS, ONLINE, SHARING
 from admmcheck.mechanisms.registry import REGISTRY, OnlineSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
 from admmcheck.parameters import as_flags, flag_fields
@@ -62,11 +63,7 @@ class Profile:
 
 def _first_place(name: str) -> tuple[object, str]:
     """(place, flag) of the place ``name``'s audits changed before the neighbour search."""
-    spec = REGISTRY.mechanism(name)
-    if spec.first_place is None:
-        raise InvalidConfiguration(f"{name} names no first place for the smoke profile's audit; register "
-                                   "first_place=(place, flag)", parameter="first_place")
-    return spec.first_place
+    return REGISTRY.mechanism(name).first_place  # its own, or its family's
 
 
 PROFILES = {
@@ -227,22 +224,26 @@ def _convergence(report: Report, profile: Profile, select: Selection) -> None:
 
 
 def _other_convergence(report: Report, profile: Profile, select: Selection) -> None:
-    """Every other non-private consensus algorithm (a plugin's, or one registered in this process) run as
-    ``admmcheck run NAME`` runs it, with its registered arguments, on the two default problems (synthetic and
-    breast-cancer, 5-ring): its final relative objective gap against the CVXPY optimum."""
-    from admmcheck.commands.consensus import execute
-
-    others = tuple(name for name in REGISTRY.names("consensus", private=False) if name not in PAPER_CHECKED)
+    """Every other non-private algorithm whose family's problems have an optimum (a plugin's, or one registered in
+    this process) run as ``admmcheck run NAME`` runs it, on its setting type's ``run`` defaults with the dataset
+    synthetic and breast-cancer and at least the profile's iterations: its final relative objective gap against the
+    CVXPY optimum. (The papers' own are checked in their sections; a private mechanism's noise keeps it off the
+    optimum, so its convergence is its non-private algorithm's.)"""
+    others = tuple(name for name in REGISTRY.names(private=False, builtin=False) if REGISTRY[name].family.has_optimum)
     for name in select(others):
+        spec = REGISTRY[name]
+        defaults = spec.setting_type.defaults("run")
         for dataset in ("synthetic", "breast-cancer"):
-            def make(name=name, dataset=dataset) -> Verdict:
-                setting = replace(ConsensusSetting.DEFAULTS["run"], dataset=dataset, iterations=profile.iterations)
-                gap = abs(execute(name, setting).run.objective_gap[0, -1])
-                return Verdict(name, f"converges to the CVXPY optimum ({dataset} N=5, ring)",
+            setting = replace(defaults, dataset=dataset, iterations=max(defaults.iterations, profile.iterations))
+            flags = ["--dataset", dataset, *_flags(setting, defaults, "run", skip=("dataset",))]
+
+            def make(spec=spec, setting=setting, flags=flags) -> Verdict:
+                gap = abs(spec.family.run(spec, setting)["objective_gap"])
+                return Verdict(spec.name, f"converges to the CVXPY optimum ({' '.join(flags)})",
                                "pass" if gap <= GAP_TOLERANCE else "fail",
                                f"{gap:.3e} (threshold {GAP_TOLERANCE:.0e})",
-                               f"admmcheck run {name} --dataset {dataset} --iterations {profile.iterations} --json "
-                               "(objective_gap)", float(gap))
+                               shlex.join(["admmcheck", "run", spec.name, *flags, "--json"]) + " (objective_gap)",
+                               float(gap))
             _timed(report, make)
 
 
@@ -273,7 +274,7 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
 
     bars, profiles, histograms, curves = {}, {}, {}, {}
     setting = replace(ConsensusSetting.DEFAULTS["audit"], seed=seed)
-    for mechanism in select(REGISTRY.names("consensus", private=True, report=True, builtin=True)):
+    for mechanism in select(REGISTRY.names(CONSENSUS, private=True, report=True, builtin=True)):
         name = REGISTRY[mechanism].section or mechanism  # the report's section, and the CLI name of its audit
         config = MechanismAudit(mechanism, setting, settings=_audit_settings(mechanism, profile, seed,
                                                                              profile.audit_samples),
@@ -344,7 +345,7 @@ def _black_verdict(name, config, seed, neighbour_flags, curves: dict) -> Verdict
 def _conditions(report: Report, select: Selection) -> None:
     """The exact convergence conditions of every consensus algorithm that registers them (on synthetic data, ring:5),
     and the certified minimal gamma where its conditions search one."""
-    for name in select(tuple(n for n in REGISTRY.names("consensus") if REGISTRY[n].conditions is not None)):
+    for name in select(tuple(n for n in REGISTRY.names(CONSENSUS) if REGISTRY[n].supports("conditions"))):
         conditions = REGISTRY[name].conditions
 
         def make(name=name, conditions=conditions) -> Verdict:
@@ -358,7 +359,7 @@ def _conditions(report: Report, select: Selection) -> None:
                            {"failed": failed})
         _timed(report, make)
 
-    for name in select(tuple(n for n in REGISTRY.names("consensus") if REGISTRY[n].conditions is not None)):
+    for name in select(tuple(n for n in REGISTRY.names(CONSENSUS) if REGISTRY[n].supports("conditions"))):
         conditions = REGISTRY[name].conditions
         if "find_gamma" not in {item.name for item in fields(conditions.setting_type)}:
             continue
@@ -381,10 +382,9 @@ def _conditions(report: Report, select: Selection) -> None:
 
 def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
-    from admmcheck.commands.sharing import execute_sharing
 
     def run(algorithm: str) -> Verdict:
-        out = execute_sharing(algorithm, SharingSetting(dataset="breast-cancer", parties=2, seed=seed))
+        out = SHARING.run(REGISTRY[algorithm], SharingSetting(dataset="breast-cancer", parties=2, seed=seed))
         gap = abs(out["objective_gap"])
         return Verdict(algorithm, "convergence vs CVXPY (breast-cancer, 2 parties)",
                        "pass" if gap <= GAP_TOLERANCE else "fail", f"{gap:.3e} (threshold 1e-06)",
@@ -401,7 +401,7 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
 
     def audit(name: str) -> Verdict:
         spec, samples = REGISTRY.mechanism(name), min(profile.audit_samples, 5000)
-        white_box = spec.white_box is not None
+        white_box = spec.supports("white_box")
         setting = replace(SharingSetting.DEFAULTS["audit"], seed=seed)
         out = run_mechanism_audit(MechanismAudit(name, setting, white_box=white_box,
                                                  settings=_audit_settings(name, profile, seed, samples),
@@ -425,29 +425,28 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
                        f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
                        command, float(out["epsilon_lower_bound"]))
 
-    algorithms = select(REGISTRY.names("sharing", private=False))
+    algorithms = select(REGISTRY.names(SHARING, private=False))
     checks = [partial(run, name) for name in algorithms]
-    checks += [partial(conditions, name) for name in algorithms if REGISTRY[name].conditions is not None]
-    checks += [partial(audit, name) for name in select(REGISTRY.names("sharing", private=True, report=True,
+    checks += [partial(conditions, name) for name in algorithms if REGISTRY[name].supports("conditions")]
+    checks += [partial(audit, name) for name in select(REGISTRY.names(SHARING, private=True, report=True,
                                                                       builtin=True))]
     for make in checks:
         _timed(report, make)
-    for name in select(REGISTRY.names("sharing", private=True, report=True, builtin=True)):
+    for name in select(REGISTRY.names(SHARING, private=True, report=True, builtin=True)):
         for key, figure in REGISTRY.mechanism(name).figures.items():  # e.g. the paper's own trade-off
             report.figures[key] = figure(seed)
 
 
 def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
-    from admmcheck.commands.online import dpsda_bound_summary, execute_dpsda
 
-    algorithms = select(REGISTRY.names("online", builtin=True))
+    algorithms = select(REGISTRY.names(ONLINE, builtin=True))
     regrets = {}
     for algorithm in algorithms:
         labels = REGISTRY.mechanism(algorithm).labels
 
         def regret(algorithm=algorithm, theorem=labels.get("regret", REGISTRY[algorithm].theorem)) -> Verdict:
-            out = execute_dpsda(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, seed=seed, trials=3))
+            out = ONLINE.run(REGISTRY[algorithm], OnlineSetting(iterations=profile.dpsda_rounds, seed=seed, trials=3))
             regrets[algorithm] = {"regret": out["regret"], "bound": out["regret_bound"]}
             return Verdict(algorithm, f"regret <= {theorem} bound (eps = inf)",
                            "pass" if out["regret_within_bound"] else "fail",
@@ -456,8 +455,8 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
                            "--json", out["regret"])
 
         def preconditions(algorithm=algorithm) -> Verdict:
-            out = dpsda_bound_summary(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=1.0,
-                                                               seed=seed))
+            setting = OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=1.0, seed=seed)
+            out = REGISTRY.mechanism(algorithm).claim(setting).as_dict(setting.iterations)
             return Verdict(algorithm, "preconditions the proofs use", "fail" if out["failed"] else "pass",
                            "failing: " + ", ".join(out["failed"]) if out["failed"] else "all hold",
                            f"admmcheck bound {algorithm} --step-epsilon 1 --iterations {profile.dpsda_rounds} --seed {seed} "
@@ -479,7 +478,7 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
                        f"admmcheck audit {name} --white-box --samples {profile.audit_samples} "
                        f"{profile.neighbour_flags(name)}--seed {seed} --json",
                        float(white["worst_case"]), {"neighbours": out["neighbours"]})
-    for name in select(REGISTRY.names("online", report=True, builtin=True)):
+    for name in select(REGISTRY.names(ONLINE, report=True, builtin=True)):
         _timed(report, partial(audit, name))
     if not algorithms:
         return
@@ -487,8 +486,8 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
     series = {}
     for algorithm in algorithms:  # the noiseless line is the regret verdict's run (eps = inf)
         series[algorithm] = {"x": epsilons, "y": [
-            execute_dpsda(algorithm, OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=e, seed=seed,
-                                                     trials=3))["regret_over_T"] for e in epsilons]}
+            ONLINE.run(REGISTRY[algorithm], OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=e, seed=seed,
+                                                          trials=3))["regret_over_T"] for e in epsilons]}
         series[f"{algorithm} without noise"] = {"x": epsilons,
                                                 "y": [regrets[algorithm]["regret"] / profile.dpsda_rounds] * len(epsilons)}
     report.figures["dpsda_tradeoff"] = {
@@ -517,16 +516,18 @@ def _registered(report: Report, profile: Profile, seed: int, select: Selection,
         setting = replace(_changed(spec, spec.setting_for_audit(), changes.get(name, {})), seed=seed)
         defaults = spec.setting_type.defaults("audit")
         where = f"at {' '.join(_flags(setting, defaults, 'audit')) or 'its audit defaults'}"
+        # bound starts from its own defaults: its replay gives every field by which the setting differs from them
+        bound_command = shlex.join(["admmcheck", "bound", name,
+                                    *_flags(setting, spec.setting_type.defaults("bound"), "bound", spec=spec), "--json"])
         try:
             claim = spec.claim_value(setting)
         except PreconditionError as refused:
-            report.add(Verdict(name, f"claim {where}", "fail", str(refused),
-                               shlex.join(["admmcheck", "bound", name, *_flags(setting, defaults, "bound"), "--json"]),
-                               None, {"setting": _setting_dict(setting), "caveat": CAVEAT}), 0.0)
+            report.add(Verdict(name, f"claim {where}", "fail", str(refused), bound_command, None,
+                               {"setting": _setting_dict(setting), "audited_at": where, "caveat": CAVEAT}), 0.0)
             continue
-        report.add(Verdict(name, f"claim {where}", "pass", str(claim),
-                           shlex.join(["admmcheck", "bound", name, *_flags(setting, defaults, "bound"), "--json"]),
-                           claim.value, {"claim": claim.as_dict(), "setting": _setting_dict(setting)}), 0.0)
+        report.add(Verdict(name, f"claim {where}", "pass", str(claim), bound_command, claim.value,
+                           {"claim": claim.as_dict(), "setting": _setting_dict(setting), "audited_at": where,
+                            "caveat": CAVEAT}), 0.0)
         samples = profile.audit_samples
         config = MechanismAudit(name, setting, settings=_audit_settings(name, profile, seed, samples),
                                 **profile.neighbours(name))
@@ -534,7 +535,7 @@ def _registered(report: Report, profile: Profile, seed: int, select: Selection,
                               "--samples", str(samples), *profile.neighbour_flags(name).split(), "--seed", str(seed),
                               "--json"])
         _timed(report, lambda: _registered_black(name, config, claim, where, command))
-        if spec.white_box is not None and isinstance(claim, ApproxDp) and claim.delta == 0:
+        if spec.supports("white_box") and isinstance(claim, ApproxDp) and claim.delta == 0:
             white = MechanismAudit(name, setting, where=_first_place(name)[0], white_box=True,
                                    settings=_audit_settings(name, profile, seed, profile.white_samples))
             white_command = shlex.join(["admmcheck", "audit", name, *_flags(setting, defaults, "audit", skip=("seed",)),
@@ -551,7 +552,7 @@ def _registered_black(name: str, config: Any, claim: Any, where: str, command: s
                    "violation" if result.verdict == "violation" else "pass",
                    f"{claim.parameter} >= {result.claim_lower_bound:.4f} (claim {claim.value:.4g})", command,
                    float(result.claim_lower_bound),
-                   {"event": result.event, "claim": claim.as_dict(), "caveat": CAVEAT})
+                   {"event": result.event, "claim": claim.as_dict(), "audited_at": where, "caveat": CAVEAT})
 
 
 def _registered_white(name: str, config: Any, claim: Any, where: str, command: str) -> Verdict:
@@ -561,12 +562,14 @@ def _registered_white(name: str, config: Any, claim: Any, where: str, command: s
     return Verdict(name, f"white-box loss {where} within {claim.describe()}",
                    "violation" if white["verdict"] == "violation" else "pass",
                    f"largest sampled loss {white['max_loss']:.4f} (claim {claim.value:.4g})", command,
-                   float(white["max_loss"]), {"claim": claim.as_dict(), "caveat": CAVEAT})
+                   float(white["max_loss"]), {"claim": claim.as_dict(), "audited_at": where, "caveat": CAVEAT})
 
 
-def _flags(setting: Any, defaults: Any, command: str, skip: tuple[str, ...] = ()) -> list[str]:
-    """The flags of ``command`` that give ``setting`` where it differs from ``defaults`` (the replay commands)."""
-    offered = {item.name for item in flag_fields(type(setting), command)}
+def _flags(setting: Any, defaults: Any, command: str, skip: tuple[str, ...] = (), spec: Any = None) -> list[str]:
+    """The flags of ``command`` that give ``setting`` where it differs from ``defaults`` (the replay commands); with
+    ``spec``, without the algorithm parameters it does not read (its commands refuse them)."""
+    offered = {item.name for item in flag_fields(type(setting), command)
+               if spec is None or not item.metadata.get("algorithm_parameter") or item.name in spec.parameters}
     return as_flags(setting, defaults, skip=skip + tuple(item.name for item in fields(setting)
                                                          if item.name not in offered))
 

@@ -32,13 +32,14 @@ from admmcheck.problems.online import OnlineProblem
 
 @dataclass(frozen=True, eq=False)
 class DpsdaMechanism(BatchedRunMechanism):
-    """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` over ``graphs`` for
+    """DPSDA-C (``push_sum`` False) or DPSDA-PS with Laplace scale ``sigma`` (None: the run takes none, a variant
+    whose noise its own ``arguments`` set) over ``graphs`` for
     ``iterations`` rounds, noise-free gradients; releases every h_i(t) flattened. ``run`` is the registered
     algorithm ``name`` (default: the paper's of ``push_sum``); a variant's run takes the same arguments, and its own
     ``arguments``, and returns the same extras."""
 
     graphs: GraphSequence
-    sigma: float
+    sigma: float | None
     iterations: int
     push_sum: bool = False
     name: str | None = None
@@ -51,7 +52,8 @@ class DpsdaMechanism(BatchedRunMechanism):
 
     def batch_run(self, problem: OnlineProblem, seeds):
         run = self.run or (run_dpsda_ps if self.push_sum else run_dpsda_c)
-        return run(problem, graphs=self.graphs, sigma=self.sigma, iterations=self.iterations, seeds=seeds,
+        noise = {} if self.sigma is None else {"sigma": self.sigma}
+        return run(problem, graphs=self.graphs, iterations=self.iterations, seeds=seeds, **noise,
                    **dict(self.arguments))
 
     def released(self, run) -> np.ndarray:
@@ -99,6 +101,8 @@ def _centres(mechanism: DpsdaMechanism, problem: OnlineProblem, broadcast: np.nd
 def dpsda_privacy_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem,
                        broadcast: np.ndarray) -> np.ndarray:
     """Per-round, per-node loss (trials, T, n) of transcripts ``broadcast`` (trials, T, n, d)."""
+    if mechanism.sigma is None:
+        raise InvalidConfiguration(f"{mechanism.name} takes no Laplace scale sigma: its exact loss is not DPSDA's")
     if mechanism.sigma <= 0:
         raise InvalidConfiguration("with sigma = 0 (epsilon = inf) the messages are deterministic: no density ratio")
     broadcast = np.asarray(broadcast, dtype=np.float64)

@@ -169,13 +169,13 @@ class SharingSetting(FamilySetting):
     samples: int = ProblemSetting.default("samples", 250)
     dim: int = ProblemSetting.default("dim", 10)
     rho: float = parameter(0.001, "ADMM penalty rho", read=parse_number)
-    lam: float = parameter(0.01, "lambda of eq. (1)", read=parse_number)
-    step_epsilon: float = parameter(1.0, "epsilon per iteration that sets sigma (Theorem 1); the claim is the "
-                                    "total over the iterations (Corollary 1)", read=parse_number)
-    step_delta: float = parameter(1e-5, "delta per iteration (Theorem 1)", read=parse_number)
-    delta_prime: float = parameter(1e-5, "delta' of the composition (Corollary 1)", read=parse_number)
-    c1: float = parameter(1.0, "bound on R_m'' (Assumption 2.2; 1 for R = ||x||^2/2)", read=parse_number)
-    b1: float = parameter(1.0, "bound on ||x||, ||y||, ||z|| (Assumption 2.1)", read=parse_number)
+    lam: float = parameter(0.01, "lambda, the weight of the regulariser R_m", read=parse_number)
+    step_epsilon: float = parameter(1.0, "epsilon per iteration (what it sets, the noise and the claim, is the "
+                                    "mechanism's: see admmcheck bound NAME --help)", read=parse_number)
+    step_delta: float = parameter(1e-5, "delta per iteration", read=parse_number)
+    delta_prime: float = parameter(1e-5, "delta' of the composition over the iterations", read=parse_number)
+    c1: float = parameter(1.0, "bound on R_m'' (1 for R = ||x||^2/2)", read=parse_number)
+    b1: float = parameter(1.0, "bound on ||x||, ||y||, ||z||", read=parse_number)
     features: tuple[int, ...] | None = parameter(None, "d_m per party, e.g. 66,57: the claim for these widths, "
                                                  "without data", read=whole_numbers, commands=("bound",))
 
@@ -225,14 +225,16 @@ class OnlineSetting(FamilySetting):
     scale (inf: no noise), ``gradient_noise`` the std of the gradient error ξ."""
 
     nodes: int = parameter(7, "nodes n", read=int)
-    dim: int | None = parameter(21, "dimension d (default of audit: one coordinate per node)", read=int)
+    dim: int | None = parameter(21, "dimension d; per-node: one coordinate per node (the audit's default)", read=int,
+                                none="per-node")
     iterations: int = parameter(500, "rounds T", read=int)
-    step_epsilon: float = parameter(math.inf, "epsilon per round that sets the Laplace scale (Lemma 1; inf: no "
-                                    "noise); the claim is T times it (Theorem 2/4)", read=parse_number)
-    gradient_noise: float = parameter(math.sqrt(0.1), "std of the gradient error xi (§6)", read=parse_number,
+    step_epsilon: float = parameter(math.inf, "epsilon per round, inf: no noise (what it sets, the noise and "
+                                    "the claim, is the mechanism's: see admmcheck bound NAME --help)",
+                                    read=parse_number)
+    gradient_noise: float = parameter(math.sqrt(0.1), "std of the gradient error xi", read=parse_number,
                                       commands=("run", "bound"))  # the audit's gradients are noise-free
     window: int = parameter(4, "connectivity window B of the graph sequence", read=int)
-    weights: str = parameter("uniform", "DPSDA-C's weights: uniform (the paper's 1/deg) or metropolis (symmetric)",
+    weights: str = parameter("uniform", "weights of undirected graphs: uniform (1/deg) or metropolis (symmetric)",
                              choices=("uniform", "metropolis"))
     seed: int = parameter(0, "seed of the functions, the graphs and the noise", read=int)
     trials: int = parameter(10, "independent runs on the same function sequence (the pseudo-regret's expectation)",

@@ -40,13 +40,14 @@ SUPPORT_TOL = 1e-8  # relative distance from a column space that counts as "on i
 
 @dataclass(frozen=True, eq=False)
 class SharingMechanism(BatchedRunMechanism):
-    """DP sharing with penalty ``rho``, noise ``sigma`` (one per party) for ``iterations`` steps:
+    """DP sharing with penalty ``rho``, noise ``sigma`` (one per party; None: the run takes none, a variant whose
+    noise its own ``arguments`` set) for ``iterations`` steps:
     releases every D_m x̃_m^t, t = 1..T, flattened (T·M·N numbers). ``run`` is the registered algorithm
     ``name`` (default: the paper's, (10)); a variant's run takes the same arguments, and its own ``arguments``, and
     returns the same extras."""
 
     rho: float
-    sigma: tuple[float, ...]
+    sigma: tuple[float, ...] | None
     iterations: int
     tol: float = 1e-10
     name: str = "dp-sharing"
@@ -58,8 +59,9 @@ class SharingMechanism(BatchedRunMechanism):
         return f"reference:{self.name}"
 
     def batch_run(self, problem: SharingProblem, seeds):
-        return self.run(problem, rho=self.rho, sigma=np.array(self.sigma), iterations=self.iterations,
-                        seeds=seeds, tol=self.tol, **dict(self.arguments))
+        noise = {} if self.sigma is None else {"sigma": np.array(self.sigma)}
+        return self.run(problem, rho=self.rho, iterations=self.iterations, seeds=seeds, tol=self.tol, **noise,
+                        **dict(self.arguments))
 
     def released(self, run) -> np.ndarray:
         """Every D_m x̃_m^t the server receives, t = 1..T."""
@@ -114,6 +116,8 @@ def sharing_privacy_loss(mechanism: SharingMechanism, d0: SharingProblem, d1: Sh
 
     y^t and z^t are rebuilt from the released values ((7), (8)); each party's x_m^{t+1} is
     recomputed under each dataset from those public values and the others' released values."""
+    if mechanism.sigma is None:
+        raise InvalidConfiguration(f"{mechanism.name} takes no noise scale sigma: its exact loss is not DP sharing's")
     shared = np.asarray(shared, dtype=np.float64)
     trials, steps = shared.shape[0], shared.shape[1] - 1
     M = d0.parties

@@ -116,7 +116,7 @@ def consensus_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
     report["worst_case"] = {"value": summary.maximum, "where": f"sampled transcript {worst_index} (the neighbour "
                             "pair above; argmax_evidence)", "searched": False, "ratio": summary.maximum / beta,
                             "exceeds_beta": exceeds(summary.maximum, beta)}
-    if options.search and spec.worst_case is None:
+    if options.search and not spec.supports("worst_case"):
         report["worst_case"]["note"] = f"{spec.name} has no worst-case search registered: the sampled maximum"
     elif options.search:
         worst = spec.worst_case(mechanism, d0, records=options.records, seed=options.seed)

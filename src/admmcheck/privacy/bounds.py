@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import PureDp
 from admmcheck.errors import InvalidConfiguration, PreconditionError
 from admmcheck.networks import Network
@@ -99,7 +100,7 @@ class BoundSetting:
 
 
 @dataclass(frozen=True, eq=False)
-class PrivacyBound:
+class PrivacyBound(TheoremClaim):
     """A claimed total privacy-loss bound and whether it applies.
 
     ``per_node`` (N,) are the sums inside max_i of the bound, ``curve`` (T,) is P(t) for
@@ -140,8 +141,9 @@ class PrivacyBound:
         """The pure β-DP claim the theorem makes (:meth:`require`: refused where it does not apply)."""
         return PureDp(self.require(), source=source or self.theorem)
 
-    def summary(self) -> dict[str, object]:
-        """Dict of the theorem, beta, per-node sums, formula value and preconditions.
+    def as_dict(self, iterations: int | None = None) -> dict[str, object]:
+        """Dict of the theorem, beta, per-node sums, formula value and preconditions (at its own horizon: ``curve``
+        holds every t; ``iterations`` is not read).
 
         Values are floats; an infinite one (alpha = inf, no noise) stays ``inf`` here and
         :func:`admmcheck.output.to_json` writes it as null listed under "non_finite".

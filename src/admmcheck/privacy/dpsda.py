@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import PureDp
 from admmcheck.graph_sequences import GraphSequence, connected_every_step
 from admmcheck.problems.online import OnlineProblem
@@ -30,7 +31,7 @@ from admmcheck.validation import real
 
 
 @dataclass(frozen=True)
-class DpsdaClaims:
+class DpsdaClaims(TheoremClaim):
     """Every constant and claim for one problem, sequence, ε and gradient noise ν."""
 
     algorithm: str
@@ -42,6 +43,13 @@ class DpsdaClaims:
     regret_constant: float
     preconditions: dict[str, bool]
 
+    theorem = "DPSDA Lemma 1, Theorem 2/4 (privacy), Theorem 3/5 (regret)"
+    capabilities = frozenset({"sigma", "regret_bound"})
+
+    @property
+    def holds(self) -> bool:
+        return all(self.preconditions.values())
+
     def regret_bound(self, rounds: int) -> float:
         """M√T."""
         return self.regret_constant * math.sqrt(rounds)
@@ -50,8 +58,10 @@ class DpsdaClaims:
         """The pure T·ε claim of the whole transcript (Theorem 2/4)."""
         return PureDp(self.epsilon_total, source=source or "DPSDA Theorem 2/4: T epsilon")
 
-    def as_dict(self, rounds: int) -> dict[str, object]:
-        return {"algorithm": self.algorithm, "theorem": "DPSDA Lemma 1, Theorem 2/4 (privacy), Theorem 3/5 (regret)",
+    def as_dict(self, iterations: int) -> dict[str, object]:
+        """Every constant and claim, with the regret bound at T = ``iterations``."""
+        rounds = iterations
+        return {"algorithm": self.algorithm, "theorem": self.theorem,
                 "epsilon": self.epsilon, "sensitivity": self.sensitivity, "sigma": self.sigma,
                 "epsilon_total": self.epsilon_total, "delta": 0.0, "constants": self.constants,
                 "regret_constant": self.regret_constant, "regret_bound": self.regret_bound(rounds),

@@ -19,13 +19,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import ApproxDp
 from admmcheck.errors import InvalidConfiguration
 from admmcheck.validation import positive_int, real
 
 
 @dataclass(frozen=True)
-class SharingPrivacy:
+class SharingPrivacy(TheoremClaim):
     """Lemma 1, Theorem 1 and Corollary 1 for one setting, with the accountants' values; ``theorem`` names what the
     figures come from (a sharing variant's own claim takes this type with its own words)."""
 
@@ -44,6 +45,8 @@ class SharingPrivacy:
     preconditions: dict[str, bool]
     theorem: str = "ADMM-sharing Lemma 1, Theorem 1, Corollary 1 (11)"
 
+    capabilities = frozenset({"sigma"})  # sigma_m per party, which DP sharing's run takes (9)
+
     @property
     def holds(self) -> bool:
         return all(self.preconditions.values())
@@ -55,7 +58,8 @@ class SharingPrivacy:
         return ApproxDp(min(self.epsilon_total, self.basic[0]), min(self.delta_total, self.basic[1]),
                         source=source or f"the smaller of the total of {self.theorem} and basic composition")
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self, iterations: int | None = None) -> dict[str, object]:
+        """Every figure, at its own ``iterations`` (the argument is not read)."""
         return {
             "theorem": self.theorem,
             "features": list(self.widths), "sensitivity": list(self.sensitivity), "sigma": list(self.sigma),

@@ -31,6 +31,7 @@ code { font-size: 0.85em; word-break: break-all; }
 .summary span { display: inline-block; margin-right: 1.2em; padding: 0.2em 0.6em; border-radius: 4px; }
 h3 { font-size: 1em; margin-top: 1.2em; } .see-also { font-size: 0.9em; color: #555; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+.caveat { border-left: 4px solid #dd8452; background: #fdf1e6; padding: 0.3em 0.8em; margin: 0.8em 0; }
 .finding { border-left: 4px solid #c44e52; padding: 0.3em 0.8em; margin: 0.8em 0; background: #fdf3f3; }
 </style></head><body>
 <h1>admmcheck verification report</h1>
@@ -50,6 +51,7 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <table><tr><th>check</th><th>verdict</th><th>key figure</th><th>reproduce with</th></tr>
 {% for v in report.verdicts if v.algorithm == algorithm %}<tr class="{{ v.verdict }}"><td>{{ v.check }}</td>
 <td>{{ v.verdict }}</td><td>{{ v.figure }}</td><td><code>{{ v.command }}</code></td></tr>{% endfor %}</table>
+{% for at, caveat in audited.get(algorithm, []) %}<p class="caveat">Checked {{ at }}: {{ caveat }}.</p>{% endfor %}
 {% for f in report.findings if f.algorithm == algorithm %}<div class="finding"><b>Finding: {{ f.title }}</b><br>{{ f.evidence }}<br>
 <code>{{ f.command }}</code></div>{% endfor %}
 {% for name in placement.get(algorithm, []) %}{{ figure(name) }}{% endfor %}
@@ -164,6 +166,18 @@ def _table_rows(series: dict) -> list[tuple[str, str]]:
     return [(str(key), text(value)) for key, value in series.items()]
 
 
+def _audited(report: Report) -> dict[str, list[tuple[str, str]]]:
+    """For each algorithm, the settings its verdicts were checked at (``audited_at``: a plugin's declared audit
+    setting) with what a verdict there does not say (``caveat``), once each."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for verdict in report.verdicts:
+        if "audited_at" in verdict.details:
+            pair = (str(verdict.details["audited_at"]), str(verdict.details["caveat"]))
+            if pair not in found.setdefault(verdict.algorithm, []):
+                found[verdict.algorithm].append(pair)
+    return found
+
+
 def render(report: Report, out: str | Path) -> dict[str, Path]:
     """Write report.json, the figures and report.html into ``out``; returns the paths."""
     folder = output_folder(out, "out")
@@ -187,7 +201,7 @@ def render(report: Report, out: str | Path) -> dict[str, Path]:
     known = set(report.algorithms)
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = environment.from_string(TEMPLATE).render(
-        report=report, images=images, tables=tables, placement=placement, shared=shared,
+        report=report, images=images, tables=tables, placement=placement, shared=shared, audited=_audited(report),
         orphan_figures=orphan_figures, orphan_findings=[f for f in report.findings if f["algorithm"] not in known],
         total_seconds=sum(report.timings_s.values()))
     paths["html"] = write_text_atomic(folder / "report.html", html)
