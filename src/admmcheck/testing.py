@@ -12,8 +12,9 @@ reproduce it.
 Under the pytest plugin (:mod:`admmcheck.pytest_plugin`) a statistical assertion runs in a test marked
 ``@pytest.mark.admmcheck``: the session's confidence is shared among those tests (Bonferroni: each gets
 ``(1 - confidence) / K`` of the error), each assertion's seed follows from the session seed and the test's id (the
-same under ``pytest-xdist``), and every result is recorded (terminal summary, JUnit XML properties, JSON). Outside
-pytest the assertions take ``confidence`` (default 0.95) and ``seed`` (default 0) as given.
+same under ``pytest-xdist``), and every assertion's result, statistical or not, is recorded with its replay command
+(terminal summary, JUnit XML properties, JSON). Outside pytest the assertions take ``confidence`` (default 0.95) and
+``seed`` (default 0) as given.
 
 A mechanism is a module-level function (the audit's workers import it by file and name, so one defined in the test
 module itself works), a ``FILE.py:NAME`` or ``module:NAME`` text, or a registered name; its neighbours a
@@ -28,7 +29,6 @@ import inspect
 import os
 import shlex
 import sys
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -52,16 +52,15 @@ class PrivacyViolation(AssertionError):
 
 @dataclass
 class Session:
-    """What the pytest plugin gives the assertions of one test: its ``test_id``, the share of the error budget of
-    each of its statistical assertions (``error_share``; the test may make ``assertions`` of them), the session
-    ``seed``, the ``profile`` and ``record``, which keeps a result."""
+    """What the pytest plugin gives the statistical assertions of one marked test: its ``test_id``, the share of the
+    error budget of each of its statistical assertions (``error_share``; the test may make ``assertions`` of them),
+    the session ``seed`` and the ``profile``."""
 
     test_id: str
     error_share: float
     assertions: int
     seed: int
     profile: str
-    record: Callable[[dict[str, object]], None]
     made: int = field(default=0)
 
     def next_assertion(self) -> int:
@@ -121,14 +120,50 @@ def _spec_of(thing: Any, role: str) -> str | None:
     return None
 
 
+def _plugin_value(name: str) -> Any:
+    """The pytest plugin's context value ``name`` for the test now running (None outside pytest, or where the
+    plugin is not loaded); read without importing the plugin."""
+    plugin = sys.modules.get("admmcheck.pytest_plugin")
+    return getattr(plugin, name).get() if plugin is not None else None
+
+
+def _record(record: dict[str, object]) -> None:
+    """Give ``record`` (one assertion's result: its ``kind``, ``verdict``, ``line`` in words, replay ``command``
+    and JUnit ``properties``) to the pytest plugin's recorder of the running test, if there is one."""
+    recorder = _plugin_value("RECORDER")
+    if recorder is not None:
+        recorder(record)
+
+
+def _this_test() -> str | None:
+    """The ``pytest NODEID`` command that reruns the test now running (None outside pytest): the replay of an
+    assertion on the user's own objects, which no admmcheck command can rebuild."""
+    running = os.environ.get("PYTEST_CURRENT_TEST")
+    return shlex.join(["pytest", running.rpartition(" (")[0]]) if running else None
+
+
 def _pair_file(pair: Any) -> str:
-    """A ``Pair`` of arrays saved where the replay command can read it (``--neighbors PAIR.npz``)."""
+    """A ``Pair`` of arrays saved where the replay command can read it (``--neighbors PAIR.npz``), named by its
+    content (the same pair, the same name, on any machine): under the pytest plugin's ``--admmcheck-pairs``
+    folder, else ``.admmcheck/pairs`` of the working folder; the path given relative to the run's root (pytest's
+    root, else the working folder) when it lies inside."""
     import numpy as np
 
-    folder = Path(tempfile.mkdtemp(prefix="admmcheck-replay-"))
-    path = folder / "pair.npz"
-    np.savez(path, d0=np.asarray(pair.d0), d1=np.asarray(pair.d1))
-    return str(path)
+    d0, d1 = np.ascontiguousarray(pair.d0), np.ascontiguousarray(pair.d1)
+    digest = hashlib.sha256()
+    for array in (d0, d1):
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    folder, root = _plugin_value("PAIRS") or (Path(".admmcheck/pairs").resolve(), Path.cwd())
+    path = Path(folder) / f"pair-{digest.hexdigest()[:16]}.npz"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as stream:  # np.savez(path) would add .npz to a name that has it
+            np.savez(stream, d0=d0, d1=d1)
+    try:
+        return str(path.resolve().relative_to(Path(root).resolve()))
+    except ValueError:
+        return str(path)
 
 
 #: ``where`` of a registered mechanism's assertion: the place its spec names first (``first_place``)
@@ -171,9 +206,10 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
               "samples_used": result["samples_used"]["total"][0], "seed": seed, "confidence": confidence,
               "budget_share": share, "verdict": result["verdict"], "command": command,
               "bound_is_strict": strict_bound(result)}
-    session = CURRENT.get()
-    if session is not None:
-        session.record(record)
+    record["line"] = _audit_line(record)
+    record["properties"] = {"epsilon_lower_bound": record["epsilon_lower_bound"], "samples": record["samples_used"],
+                            "seed": seed, "budget_share": share, "verdict": record["verdict"]}
+    _record(record)
     if result["verdict"] == "violation":
         raise PrivacyViolation(
             f"{record['mechanism']} violates its claim ({result['claim']['claimed'].removeprefix('claimed ')}): "
@@ -183,6 +219,15 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
             f"{result['p_d0']['n']}, P[event | d1] = {result['p_d1']['count']}/{result['p_d1']['n']}\n"
             f"  replay (seed {seed}): {command}", result, command)
     return result
+
+
+def _audit_line(record: dict[str, Any]) -> str:
+    """One audit's result in words, as the terminal summary shows it."""
+    share = "as given" if record["budget_share"] is None else f"{record['budget_share']:.3g}"
+    claimed = f"{record['claimed_epsilon']:g}" if record["claimed_epsilon"] is not None else record["claim"]
+    return (f"[{record['mechanism']}]: {record['bounded']} {'>' if record['bound_is_strict'] else '>='} "
+            f"{record['lower_bound']:.4f} (claim {claimed}), n = {record['samples_used']}/{record['samples']}, "
+            f"seed {record['seed']}, error share {share}")
 
 
 def _claim_of(epsilon: float | None, delta: float, claim: Any) -> Any:
@@ -303,7 +348,7 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
         defaults = spec.setting_type.defaults("run")
         setting = setting if setting is not None else replace(defaults, iterations=iterations)
         gap = abs(float(spec.family.run(spec, setting)["objective_gap"]))
-        where = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
+        where = replay = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
     else:
         from admmcheck.oracle import centralized_optimum
 
@@ -313,10 +358,25 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
         run = algorithm(problem, network, iterations=iterations, seeds=[seed], reference=reference, **arguments)
         gap = abs(float(run.objective_gap[0, -1]))
         where = f"{getattr(algorithm, '__name__', algorithm)} ({iterations} iterations, seed {seed})"
+        replay = _this_test()
+    _record_convergence(algorithm if isinstance(algorithm, str) else where, gap, tolerance, replay)
     if not gap <= tolerance:
         raise AssertionError(f"{where} does not reach the CVXPY optimum: relative objective gap {gap:.3e} > "
-                             f"{tolerance:.0e}")
+                             f"{tolerance:.0e}" + (f"\n  replay: {replay}" if replay and replay != where else ""))
     return gap
+
+
+def _record_convergence(subject: str, gap: float, tolerance: float, command: str | None,
+                        violation: float | None = None) -> None:
+    """Record one convergence assertion (its gap, the constraints' largest violation where it has constraints)."""
+    reached = gap <= tolerance and (violation is None or violation <= tolerance)
+    figures = f"relative objective gap {gap:.3e}" + ("" if violation is None else
+                                                      f", largest constraint violation {violation:.3e}")
+    _record({"kind": "converges", "subject": subject, "verdict": "pass" if reached else "fail",
+             "objective_gap": gap, "tolerance": tolerance, "constraint_violation": violation, "command": command,
+             "line": f"[{subject}]: {figures} ({'<=' if reached else 'above'} tolerance {tolerance:.0e})",
+             "properties": {"verdict": "pass" if reached else "fail", "objective_gap": gap,
+                            "command": command or ""}})
 
 
 def _is_cvxpy_problem(value: Any) -> bool:
@@ -350,10 +410,12 @@ def _reaches(optimiser: Callable[..., Any], problem: Any, tolerance: float, argu
     violation = max((float(np.max(c.violation())) for c in problem.constraints), default=0.0)
     gap = abs(value - best) / max(abs(best), 1e-300)
     where = f"{_name(optimiser)}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
+    replay = _this_test()
+    _record_convergence(where, gap, tolerance, replay, violation)
     if not (gap <= tolerance and violation <= tolerance):
         raise AssertionError(f"{where} does not reach the CVXPY optimum: relative objective gap {gap:.3e} "
                              f"(F(x) = {value:.10g}, F* = {best:.10g} by {solver}), largest constraint violation "
-                             f"{violation:.3e}; tolerance {tolerance:.0e}")
+                             f"{violation:.3e}; tolerance {tolerance:.0e}" + (f"\n  replay: {replay}" if replay else ""))
     return gap
 
 
@@ -392,6 +454,8 @@ def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: ob
             and known[name].metadata.get("read") else value for name, value in setting.items()}
     typed = conditions.setting_type(**read)
     result = conditions.evaluate(typed)
+    replay = shlex.join(["admmcheck", "conditions", algorithm, *as_flags(typed), "--json"])
+    _record_conditions(f"{algorithm}: {conditions.theorem}", result["status"], replay)
     if result["status"] != "pass":
         failed = [check for check in result.get("conditions", [])
                   if check.get("holds") is not True] or [
@@ -399,7 +463,6 @@ def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: ob
                       if check.get("holds") is not True]
         lines = [f"  {check['name']}: {'refuted' if check.get('holds') is False else 'not decided'}"
                  + _witness(check.get("certificate")) for check in failed]
-        replay = shlex.join(["admmcheck", "conditions", algorithm, *as_flags(typed), "--json"])
         raise AssertionError(f"{conditions.theorem} does not hold ({result['status']}):\n" + "\n".join(lines)
                              + f"\n  replay: {replay}")
     return result
@@ -421,10 +484,21 @@ def _own_conditions_hold(matrices: Mapping[str, Any], strict: bool, setting: Map
     result = {"status": "pass" if all(c.holds for c in checks.values()) else "fail",
               "conditions": [check.as_dict() for check in checks.values()]}
     failed = [check.as_dict() for check in checks.values() if check.holds is not True]
+    replay = _this_test()
+    _record_conditions(f"{len(checks)} condition matri{'x' if len(checks) == 1 else 'ces'} {kind}", result["status"],
+                       replay)
     if failed:
         lines = [f"  {check['name']}: refuted{_witness(check['certificate'])}" for check in failed]
-        raise AssertionError(f"{len(failed)} of {len(checks)} condition(s) not {kind}:\n" + "\n".join(lines))
+        raise AssertionError(f"{len(failed)} of {len(checks)} condition(s) not {kind}:\n" + "\n".join(lines)
+                             + (f"\n  replay: {replay}" if replay else ""))
     return result
+
+
+def _record_conditions(subject: str, status: str, command: str | None) -> None:
+    """Record one conditions assertion: pass, fail or incomplete (exact: no budget share)."""
+    _record({"kind": "conditions", "subject": subject, "verdict": status, "command": command,
+             "line": f"[{subject}]: decided exactly, {status}",
+             "properties": {"verdict": status, "command": command or ""}})
 
 
 def _square(name: object, matrix: Any) -> Any:
