@@ -81,3 +81,13 @@ def test_per_trial_draws_are_reproducible_trial_by_trial():
     assert not np.allclose(batch[0], batch[1])
     with pytest.raises(InvalidConfiguration, match="at least one generator"):
         per_trial([], lambda r: r.random())
+
+
+def test_clip_norm_projects_each_row_onto_the_ball_and_keeps_its_direction():
+    from admmcheck.noise import clip_norm
+
+    rows = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])  # norms 5, 0.5, 0
+    clipped = clip_norm(rows, 1.0)
+    assert np.allclose(clipped, [[0.6, 0.8], [0.3, 0.4], [0.0, 0.0]], rtol=0, atol=1e-15)
+    assert np.all(np.linalg.norm(clip_norm(np.random.default_rng(0).normal(size=(50, 7)) * 10, 0.25), axis=1)
+                  <= 0.25 + 1e-12)

@@ -75,3 +75,10 @@ def per_trial(
 def gamma_noise_table(rngs: Sequence[np.random.Generator], alpha: np.ndarray, dim: int) -> np.ndarray:
     """Per-trial gamma-norm noise for a whole run: ``alpha`` is (T, N) -> (trials, T, N, dim)."""
     return per_trial(rngs, lambda rng: gamma_norm_noise(rng, alpha.shape, dim, alpha))
+
+
+def clip_norm(vectors: np.ndarray, clip: float) -> np.ndarray:
+    """Each row of ``vectors`` (..., d) scaled to Euclidean norm at most ``clip``: the projection onto the ball of
+    radius ``clip``, which bounds what one changed record moves a clipped release by (2 ``clip``)."""
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors * np.minimum(1.0, clip / np.maximum(norms, 1e-300))

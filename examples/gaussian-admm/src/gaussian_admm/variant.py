@@ -45,7 +45,7 @@ from admmcheck.errors import InvalidConfiguration
 from admmcheck.formulas import parse_number
 from admmcheck.mechanisms.registry import MechanismSpec, constant_eta
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.noise import per_trial
+from admmcheck.noise import clip_norm, per_trial
 from admmcheck.parameters import parameter
 from admmcheck.validation import real
 
@@ -69,12 +69,6 @@ class GaussianSetting(ConsensusSetting):
         super().__post_init__()
         real("clip", self.clip)
         real("sigma", self.sigma)
-
-
-def _clip(vectors: np.ndarray, clip: float) -> np.ndarray:
-    """Each row scaled to norm at most ``clip`` (the Euclidean projection onto the ball of radius ``clip``)."""
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
 
 
 @algorithm(NAME, zero_start=True)
@@ -101,7 +95,7 @@ def _updates(context: RunContext, eta: float, clip: float, sigma: float):
     b, lam = context.start.f, np.zeros_like(context.start.f)  # b_i(0) = 0: no data
     for t in range(context.iterations):
         solution = admm_primal_step(problem, network, b, lam, eta, context.tol)  # (8), on the broadcasts
-        b = b + _clip(solution.f - b, clip) + noise[:, t]  # what node i broadcasts
+        b = b + clip_norm(solution.f - b, clip) + noise[:, t]  # what node i broadcasts
         lam = admm_dual_step(network, lam, b, eta)  # (9), on the broadcasts
         yield b, lam, solution.newton_steps
 

@@ -28,7 +28,7 @@ from admmcheck.algorithms.sharing import PartySolver, z_update
 from admmcheck.formulas import parse_number
 from admmcheck.mechanisms.registry import MechanismSpec
 from admmcheck.mechanisms.settings import SharingSetting
-from admmcheck.noise import per_trial
+from admmcheck.noise import clip_norm, per_trial
 from admmcheck.parameters import parameter
 from admmcheck.privacy.sharing import SharingPrivacy, corollary1_total, gaussian_composition, theorem1_sigma
 from admmcheck.problems.sharing import SharingProblem
@@ -42,11 +42,6 @@ class ClippedSetting(SharingSetting):
     ``audit``, a keyword of the assertions' settings, part of every replay command."""
 
     clip: float = parameter(1.0, "clip norm c: each party shares clip(D_m x_m) of norm <= c", read=parse_number)
-
-
-def _clip(vectors: np.ndarray, clip: float) -> np.ndarray:
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
 
 
 def _samples(problem: SharingProblem) -> int:
@@ -73,7 +68,7 @@ def run_clipped_sharing(context: RunContext, *, rho: float = 1.0, sigma=1.0, cli
         for m, solver in enumerate(solvers):  # (6), in parallel, from the others' shared vectors
             columns = slice(problem.offsets[m], problem.offsets[m + 1])
             x[:, columns] = solver.solve(z - (total - released[:, m]), y)
-        released = _clip(np.stack([x[:, problem.offsets[m]:problem.offsets[m + 1]] @ problem.parts[m].T
+        released = clip_norm(np.stack([x[:, problem.offsets[m]:problem.offsets[m + 1]] @ problem.parts[m].T
                                    for m in range(M)], axis=1), clip) + noise[:, t]
         s = released.sum(axis=1)
         z = z_update(problem, s, y, rho, context.tol)  # (7)

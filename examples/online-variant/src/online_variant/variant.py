@@ -51,7 +51,7 @@ from admmcheck.formulas import parse_number
 from admmcheck.graph_sequences import GraphSequence
 from admmcheck.mechanisms.registry import OnlineSpec
 from admmcheck.mechanisms.settings import OnlineSetting
-from admmcheck.noise import per_trial
+from admmcheck.noise import clip_norm, per_trial
 from admmcheck.parameters import parameter
 from admmcheck.problems.online import OnlineProblem
 from admmcheck.validation import real
@@ -74,12 +74,6 @@ class ClippedOnlineSetting(OnlineSetting):
         super().__post_init__()
         real("clip", self.clip)
         real("sigma", self.sigma)
-
-
-def _clip(vectors: np.ndarray, clip: float) -> np.ndarray:
-    """Each row scaled to norm at most ``clip``."""
-    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
-    return vectors * np.minimum(1.0, clip / np.maximum(norms, 1e-300))
 
 
 @algorithm(NAME, peers=False, zero_start=True)
@@ -118,7 +112,7 @@ def _updates(context: RunContext, graphs: GraphSequence, sigma: float, clip: flo
     z = np.zeros_like(y)  # z_i(1) = 0
     for t in range(1, T + 1):
         decision[:, t - 1] = problem.decision(y)
-        u = _clip((problem.gradient(t, y) + gradient_noise * errors[:, t - 1]) * mask, clip)  # (14), clipped
+        u = clip_norm((problem.gradient(t, y) + gradient_noise * errors[:, t - 1]) * mask, clip)  # (14), clipped
         h = z + sigma * noise[:, t - 1]  # (11)
         broadcast[:, t - 1] = h
         z = n * u + np.einsum("ij,sjd->sid", graphs.at(t), h)  # (12)
