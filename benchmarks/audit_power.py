@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent / "tests"

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_file, output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 MECHANISMS = str(HERE / "audit_mechanisms.py")

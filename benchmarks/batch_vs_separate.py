@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.algorithms import run_madmm
-from admmcheck.datasets import make_problem, synthetic
-from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
-from admmcheck.networks import ring
-from admmcheck.runs import trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.problems.datasets import make_problem, synthetic
+from admmcheck.foundations.output import output_file, output_folder, to_json, write_text_atomic
+from admmcheck.problems.networks import ring
+from admmcheck.solving.runs import trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule
 
 
 def main() -> None:

@@ -23,9 +23,9 @@ import numpy as np
 from sklearn.datasets import load_digits
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.graph_sequences import random_sequence
-from admmcheck.oracle import hindsight_optimum
-from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.problems.graph_sequences import random_sequence
+from admmcheck.solving.oracle import hindsight_optimum
+from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.privacy.dpsda import dpsda_claims
 from admmcheck.problems.online import online_classification, online_linear_regression
 

@@ -74,7 +74,7 @@ import numpy as np
 from scipy import signal, stats
 
 from admmcheck.audit.statistics.estimators import RATIO_TEST, TWO_INTERVALS, better_estimator, cp_lower, cp_upper
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 MECHANISMS = str(HERE / "dpsniper_mechanisms.py")

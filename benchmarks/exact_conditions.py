@@ -29,7 +29,7 @@ import numpy as np
 
 from admmcheck.conditions.certificates import decide_positive
 from admmcheck.mechanisms.conditions import RadmmConditions, evaluate_radmm
-from admmcheck.output import output_file, output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_file, output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 

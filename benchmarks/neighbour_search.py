@@ -27,7 +27,7 @@ from admmcheck.audit import Pair, PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.neighbourhoods import Dataset, candidate_pairs, parse_domain
 from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 MECHANISMS = HERE.parent / "tests" / "search_mechanisms.py"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.running.octave import octave_command
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 OCTAVE = HERE.parent / "tests" / "octave"

@@ -28,7 +28,7 @@ from admmcheck.audit import AuditSettings, Pair, PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.neighbourhoods import Dataset, parse_domain
 from admmcheck.audit.one_run import epsilon_lower_bound
 from admmcheck.audit.one_run.canaries import audit_canaries
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 TRAINING = HERE.parent / "tests" / "canary_training.py"

@@ -26,7 +26,7 @@ from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
 from admmcheck.commands.canary_audit import CanarySlots, MechanismCanaryAudit, run_mechanism_canary_audit
 from admmcheck.mechanisms.registry import REGISTRY, register
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 CANARIES = 1_000

@@ -2,7 +2,7 @@
 (medians of repeats, min/max, peak memory).
 
 (a) PP transcripts/s (N=5 ring, d=5, B_i=50, T=20, eta(t)=0.5*1.03^(t-1), alpha(t)=5*1.03^(t-1)):
-    the batched engine (one process; and ``admmcheck.parallel.run_blocks`` on every core) against
+    the batched engine (one process; and ``admmcheck.solving.parallel.run_blocks`` on every core) against
     the straightforward loop a new user writes — per trial, per t, per node one
     ``scipy.optimize.minimize`` (BFGS) of the objective (24) as printed — and a stronger loop,
     ``scipy.optimize.root`` on (24)'s stationarity condition with its Hessian. ``minimize`` stops
@@ -41,15 +41,15 @@ from threadpoolctl import threadpool_limits
 
 from admmcheck.algorithms import run_madmm
 from admmcheck.algorithms.pp import run_pp
-from admmcheck.datasets import bundled_adult, make_problem, synthetic, uneven_sizes
-from admmcheck.networks import ring
-from admmcheck.noise import gamma_noise_table
-from admmcheck.oracle import centralized_optimum
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.problems.datasets import bundled_adult, make_problem, synthetic, uneven_sizes
+from admmcheck.problems.networks import ring
+from admmcheck.solving.noise import gamma_noise_table
+from admmcheck.solving.oracle import centralized_optimum
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 from admmcheck.audit.running.limits import available_cores
-from admmcheck.parallel import concatenate_runs, run_blocks
-from admmcheck.runs import initial_state, trial_seeds
-from admmcheck.schedules import GeometricSchedule, schedule_table
+from admmcheck.solving.parallel import concatenate_runs, run_blocks
+from admmcheck.solving.runs import initial_state, trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule, schedule_table
 
 HERE = Path(__file__).resolve().parent
 PP = dict(penalty=GeometricSchedule(0.5, 1.03), theta=0.5, alpha=GeometricSchedule(5.0, 1.03), iterations=20)
@@ -178,7 +178,7 @@ def section_b(repeats: int, etas=(0.1, 0.3, 1.0)) -> dict:
 
 
 def section_c(repeats: int) -> dict:
-    from admmcheck.networks import random_connected
+    from admmcheck.problems.networks import random_connected
 
     data = bundled_adult()
     network = random_connected(100, seed=0, edge_probability=0.05)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit import PrivacyClaim, Source, audit
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 from dpsniper_ceiling import Law, ceiling, lap_mass, law_from_cells  # the event-tester ceiling, Laplace masses
 

@@ -78,7 +78,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

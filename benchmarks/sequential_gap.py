@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit.sequential import bet
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 

@@ -106,7 +106,7 @@ from scipy import integrate, optimize, special, stats
 
 from admmcheck.audit.statistics.estimators import cp_lower, cp_upper, epsilon_bound, ratio_epsilon_bound
 from admmcheck.audit.sequential import bet, independent_law, joint_bet
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

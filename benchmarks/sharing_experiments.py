@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 from admmcheck.algorithms import run_sharing
-from admmcheck.datasets import bundled_adult_folder, load_adult, synthetic
-from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.problems.datasets import bundled_adult_folder, load_adult, synthetic
+from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.problems.sharing import split_columns
-from admmcheck.sharing_experiment import HeldOut, privacy_tradeoff, training_curves
+from admmcheck.experiments.sharing import HeldOut, privacy_tradeoff, training_curves
 
 HERE = Path(__file__).resolve().parent
 

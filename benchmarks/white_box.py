@@ -25,9 +25,9 @@ from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.consensus import replace_one_record
 from admmcheck.mechanisms.registry import reference_mechanism
 from admmcheck.mechanisms.worst_case import worst_case
-from admmcheck.datasets import make_problem, synthetic
-from admmcheck.networks import ring
-from admmcheck.output import output_file, to_json, write_text_atomic
+from admmcheck.problems.datasets import make_problem, synthetic
+from admmcheck.problems.networks import ring
+from admmcheck.foundations.output import output_file, to_json, write_text_atomic
 
 HERE = Path(__file__).resolve().parent
 SETTINGS = {  # name: the audit's mechanism, neighbours and ConsensusSetting fields (theorem preconditions hold at each)

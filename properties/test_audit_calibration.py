@@ -54,7 +54,7 @@ def _assert_rate_at_most_one_minus_confidence(flagged: dict, runs: int, seeded: 
                               f"{1 - CONFIDENCE:.2f}): {flagged}")
 
 
-@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+@pytest.mark.filterwarnings("ignore::admmcheck.foundations.errors.UnseededRandomness")
 @pytest.mark.parametrize("module, mechanism, neighbours, epsilon, delta, options", CORRECT,
                          ids=[f"{c[1]}-{c[5].get('randomness', 'seeded')}" for c in CORRECT])
 def test_false_violation_rate_is_at_most_one_minus_confidence(module, mechanism, neighbours, epsilon, delta,
@@ -73,7 +73,7 @@ def test_false_violation_rate_is_at_most_one_minus_confidence(module, mechanism,
     _assert_rate_at_most_one_minus_confidence(flagged, runs, seeded)
 
 
-@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+@pytest.mark.filterwarnings("ignore::admmcheck.foundations.errors.UnseededRandomness")
 @pytest.mark.parametrize("module, mechanism, neighbours, epsilon, delta, options", CORRECT,
                          ids=[f"{c[1]}-{c[5].get('randomness', 'seeded')}" for c in CORRECT])
 def test_the_sequential_audit_keeps_the_false_violation_rate(module, mechanism, neighbours, epsilon, delta, options):

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from admmcheck.errors import InvalidFormula
-from admmcheck.formulas import parse_formula, parse_rational
-from admmcheck.schedules import parse_schedule, schedule_table
+from admmcheck.foundations.errors import InvalidFormula
+from admmcheck.foundations.formulas import parse_formula, parse_rational
+from admmcheck.solving.schedules import parse_schedule, schedule_table
 
 CANARY = Path(os.environ.get("TMPDIR", "/tmp")) / f"admmcheck-formula-canary-{os.getpid()}"
 PAYLOADS = [

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from admmcheck.algorithms import run_admm, run_madmm, run_pp, run_private_radmm, run_radmm
-from admmcheck.oracle import centralized_optimum
+from admmcheck.solving.oracle import centralized_optimum
 from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
 from admmcheck.strategies import networks_and_problems, nondecreasing_schedules
 from admmcheck.testing import assert_converges
@@ -85,7 +85,7 @@ def test_privacy_bounds_are_monotone_in_alpha_eta_and_sizes(sizes, eta, alpha, f
 
 
 def _descent(problem, network, schedule, theta, seed):
-    from admmcheck.convergence import madmm_descent_terms
+    from admmcheck.experiments.convergence import madmm_descent_terms
 
     run = run_madmm(problem, network, penalty=schedule, theta=theta, iterations=len(schedule), seeds=[seed])
     optimum = centralized_optimum(problem)
@@ -114,7 +114,7 @@ def test_madmm_descent_inequality_19_fails_with_node_specific_penalties():
     η_2(t) = 1.125^(t-1), θ = 1/4. The proof's step ⟨f̂, (W − θI)(D − A) f̂⟩ >= 0 needs (W − θI)(D − A)
     to be positive on its quadratic form, which a non-uniform W breaks; the iterates stall
     (Σ_t 1/η_2(t) < ∞) and the left side of (19) turns positive."""
-    from admmcheck.networks import path
+    from admmcheck.problems.networks import path
     from admmcheck.problems import ConsensusProblem
 
     problem = ConsensusProblem((np.array([[0.12573022]]), np.array([[0.64042265]])),

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm
-from admmcheck.runs import trial_seeds
+from admmcheck.solving.runs import trial_seeds
 from admmcheck.strategies import connected_networks, networks_and_problems
 
 #: A connected network on 2..6 nodes and a consensus problem with one partition per node.

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from admmcheck.algorithms import run_sharing
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.graph_sequences import random_sequence
-from admmcheck.oracle import sharing_optimum
+from admmcheck.problems.graph_sequences import random_sequence
+from admmcheck.solving.oracle import sharing_optimum
 from admmcheck.problems.online import online_linear_regression
 from admmcheck.strategies import graph_sequences_and_online_problems, sharing_problems
 

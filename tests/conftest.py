@@ -17,9 +17,9 @@ import warnings  # noqa: E402
 import pytest  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from admmcheck.datasets import breast_cancer, make_problem, synthetic  # noqa: E402
-from admmcheck.networks import ring  # noqa: E402
-from admmcheck.oracle import centralized_optimum  # noqa: E402
+from admmcheck.problems.datasets import breast_cancer, make_problem, synthetic  # noqa: E402
+from admmcheck.problems.networks import ring  # noqa: E402
+from admmcheck.solving.oracle import centralized_optimum  # noqa: E402
 
 threadpool_limits(1)  # for thread pools a plugin may have started before this file ran
 

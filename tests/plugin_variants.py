@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from admmcheck.formulas import parse_number
+from admmcheck.foundations.formulas import parse_number
 from admmcheck.mechanisms.registry import REGISTRY, constant_eta
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.parameters import parameter
+from admmcheck.foundations.parameters import parameter
 
 NAME = "pvp-scaled"
 

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
-from admmcheck.convergence import PAPER_ETA1, SLOW_GROWTH
-from admmcheck.datasets import make_problem, synthetic
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import solve_local
-from admmcheck.networks import random_connected, ring, star
-from admmcheck.runs import trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.experiments.convergence import PAPER_ETA1, SLOW_GROWTH
+from admmcheck.problems.datasets import make_problem, synthetic
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import solve_local
+from admmcheck.problems.networks import random_connected, ring, star
+from admmcheck.solving.runs import trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule
 
 GAP = 1e-6
 

@@ -22,7 +22,7 @@ from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.audit import PrivacyClaim, Source, audit, sample_generator
 from admmcheck.audit.running.sampling import Sampler, Task
 from admmcheck.cli import main
-from admmcheck.errors import MechanismError
+from admmcheck.foundations.errors import MechanismError
 from processes import marked
 
 HERE = Path(__file__).resolve().parent
@@ -380,7 +380,7 @@ def test_reference_audit_cli_refuses_what_does_not_apply(capsys):
 
 def test_max_time_stops_the_bounding_split_part_way(monkeypatch):
     from admmcheck.audit import auditor
-    from admmcheck.progress import Budget
+    from admmcheck.foundations.progress import Budget
 
     class ThreeBlocks(Budget):  # the budget runs out after three bounding blocks were issued
         calls = 0

@@ -9,8 +9,8 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.running.loading import as_mechanism
-from admmcheck.errors import InvalidConfiguration, MechanismError
-from admmcheck.output import to_json
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.output import to_json
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 

@@ -14,7 +14,7 @@ from scipy import stats
 
 from admmcheck.audit import AuditSettings, Source, audit
 from admmcheck.claims import ApproxDp, DpCurve, GaussianDp, ZeroConcentratedDp
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 MECHANISMS = str(Path(__file__).with_name("mechanisms.py"))
 SETTINGS = AuditSettings(samples=20_000, workers=2, seed=3)

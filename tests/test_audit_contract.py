@@ -9,7 +9,7 @@ import pytest
 
 from admmcheck.audit import Pair, Pairs, PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.contract import neighbour_pairs
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 THIRD_PARTY = Path(__file__).resolve().parent / "third_party.py"
 X, Y0, Y1 = np.eye(2), np.array([1.0, -1.0]), np.array([-1.0, -1.0])

@@ -15,7 +15,7 @@ from admmcheck.audit.statistics.events import Event, SelectionSizes, candidate_e
 from admmcheck.audit.inputs.outputs import Block, Encoding
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import AdmmcheckError, MechanismError
+from admmcheck.foundations.errors import AdmmcheckError, MechanismError
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 

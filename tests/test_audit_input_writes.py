@@ -10,7 +10,7 @@ import numpy as np
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.neighbourhoods import Dataset, candidate_pairs, parse_domain
-from admmcheck.output import to_json
+from admmcheck.foundations.output import to_json
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 

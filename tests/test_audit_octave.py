@@ -24,7 +24,7 @@ from admmcheck.audit.running.octave.codec import pack, unpack
 from admmcheck.audit.running.sampling import Sampler, Task, sample_generator
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 from processes import marked
 from system import needs
 

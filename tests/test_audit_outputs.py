@@ -10,7 +10,7 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.outputs import Block, Encoding, Kind, Layout, NotAnOutput, encode_output, raised_kind
-from admmcheck.errors import MechanismError
+from admmcheck.foundations.errors import MechanismError
 
 HERE = Path(__file__).resolve().parent
 THIRD_PARTY, MECHANISMS = HERE / "third_party.py", HERE / "mechanisms.py"

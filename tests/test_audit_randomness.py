@@ -14,7 +14,7 @@ from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.outputs import Block, Kind, Layout
 from admmcheck.audit.running.sampling import PROBE_SAMPLES, judge_randomness
 from admmcheck.cli import main
-from admmcheck.errors import MechanismError, UnseededRandomness
+from admmcheck.foundations.errors import MechanismError, UnseededRandomness
 
 HERE = Path(__file__).resolve().parent
 THIRD_PARTY, MECHANISMS = HERE / "third_party.py", HERE / "mechanisms.py"

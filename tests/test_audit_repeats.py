@@ -10,7 +10,7 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.inputs.outputs import Block, Kind, Layout, calls_repeat
-from admmcheck.errors import MechanismError, UnseededRandomness
+from admmcheck.foundations.errors import MechanismError, UnseededRandomness
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 KIND = Kind("float", Layout((("output", ()),)))

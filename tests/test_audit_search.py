@@ -13,7 +13,7 @@ from admmcheck.audit.inputs.neighbourhoods import Dataset, QueryAnswerPairs, can
 from admmcheck.audit.running.settings import SearchSettings
 from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 HERE = Path(__file__).resolve().parent
 RECORDS = np.linspace(0.05, 0.95, 20).reshape(20, 1)  # as tests/search_mechanisms.py

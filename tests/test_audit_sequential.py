@@ -16,7 +16,7 @@ from admmcheck.audit.sequential import (CAUTION, KELLY_FRACTION, SLOT_WEIGHTS, W
                                          leg_outcomes, look_sizes, outcomes, paired_bet, payoffs, settle, tuned_bet)
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 

@@ -10,7 +10,7 @@ import pytest
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.running.settings import FIELDS, MIN_SAMPLES, AuditSettings
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY
 
 MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")

@@ -16,10 +16,10 @@ from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import EXIT_BUG, main
 from admmcheck.mechanisms.conditions import MadmmConditions, evaluate_madmm
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.errors import AdmmcheckError
-from admmcheck.output import output_folder
+from admmcheck.foundations.errors import AdmmcheckError
+from admmcheck.foundations.output import output_folder
 from admmcheck.privacy.sharing import sharing_bound
-from admmcheck.setting import ProblemSetting
+from admmcheck.problems.setting import ProblemSetting
 
 FAST = ["--iterations", "3"]
 
@@ -239,8 +239,8 @@ def test_a_run_outside_theorem_31_runs_and_warns_on_stderr(capsys):
 
 
 def test_no_output_is_left_half_written(tmp_path, monkeypatch):
-    from admmcheck.output import write_atomic, write_text_atomic
-    from admmcheck.errors import OutputError
+    from admmcheck.foundations.output import write_atomic, write_text_atomic
+    from admmcheck.foundations.errors import OutputError
 
     target = tmp_path / "report.json"
     write_text_atomic(target, "previous")
@@ -267,7 +267,7 @@ def test_with_json_an_error_is_also_a_json_object_on_stdout(capsys):
 
 @pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
 def test_written_files_take_the_users_umask(tmp_path, umask, mode):
-    from admmcheck.output import write_text_atomic
+    from admmcheck.foundations.output import write_text_atomic
 
     old = os.umask(umask)
     try:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.networks import path, ring
+from admmcheck.foundations.errors import InvalidConfiguration, PreconditionError
+from admmcheck.problems.networks import path, ring
 from admmcheck.privacy import BoundSetting, pp_bound, radmm_bound
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.solving.schedules import GeometricSchedule
 
 # A 3-node path: degrees V = (1, 2, 1); sizes B = (50, 40, 20); C = 1, rho = 1, c1 = 1/4.
 SETTING = BoundSetting(sizes=(50, 40, 20), degrees=(1, 2, 1), C=1.0, rho=1.0, max_feature_norm=1.0)
@@ -135,7 +135,7 @@ def test_bad_schedules_are_rejected():
 
 
 def test_expression_schedules_give_the_same_bound_as_tables():
-    from admmcheck.schedules import ExpressionSchedule, parse_schedule
+    from admmcheck.solving.schedules import ExpressionSchedule, parse_schedule
 
     by_formula = pp_bound(SETTING, penalty=parse_schedule("0.5*1.1^(t-1)"), alpha=parse_schedule("3*1.2^(t-1)"),
                           theta=0.5, iterations=3)

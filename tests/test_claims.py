@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
 
 from admmcheck.claims import ApproxDp, DpCurve, GaussianDp, PureDp, ZeroConcentratedDp, from_event
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 FEW = settings(max_examples=25, deadline=None, derandomize=True)
 

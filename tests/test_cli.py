@@ -269,7 +269,7 @@ def test_bound_json_states_the_schedules_it_used(capsys):
 
 
 def test_edge_list_labels_keep_numeric_order(tmp_path):
-    from admmcheck.networks import network_from_edge_list
+    from admmcheck.problems.networks import network_from_edge_list
 
     path = tmp_path / "ring12.txt"
     path.write_text("".join(f"{k} {(k + 1) % 12}\n" for k in range(12)))
@@ -279,7 +279,7 @@ def test_edge_list_labels_keep_numeric_order(tmp_path):
 
 
 def test_strict_json_writes_non_finite_numbers_as_null_and_lists_them():
-    from admmcheck.output import to_json
+    from admmcheck.foundations.output import to_json
 
     text = to_json({"a": float("inf"), "b": [1.0, float("nan")], "c": {"d": -np.inf}, "e": np.float64(2.5)})
     assert json.loads(text) == {"a": None, "b": [1.0, None], "c": {"d": None}, "e": 2.5,

@@ -28,8 +28,8 @@ from admmcheck.conditions.intervals import (
     verify_threshold_interval,
 )
 from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25, condition_27, radmm_conditions
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import network_by_name, ring
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import network_by_name, ring
 
 
 def test_definite_semidefinite_and_indefinite_are_decided_with_checkable_certificates():

@@ -10,7 +10,7 @@ import pytest
 
 from admmcheck.audit import PrivacyClaim, Source, audit, auditor
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 from processes import marked
 
 distributed = pytest.importorskip("distributed", reason='the Dask executor needs pip install "admmcheck[dask]"')

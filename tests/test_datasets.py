@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from admmcheck.datasets import (
+from admmcheck.problems.datasets import (
     breast_cancer,
     dataset_by_name,
     even_sizes,
@@ -15,7 +15,7 @@ from admmcheck.datasets import (
     synthetic,
     uneven_sizes,
 )
-from admmcheck.errors import InvalidDataset
+from admmcheck.foundations.errors import InvalidDataset
 
 
 def test_synthetic_is_seeded_and_satisfies_the_assumptions():
@@ -122,7 +122,7 @@ def test_the_shipped_adult_files_are_the_official_ones_and_load_with_no_path(cap
     import json
 
     from admmcheck.cli import main
-    from admmcheck.datasets import bundled_adult_folder, dataset_by_name
+    from admmcheck.problems.datasets import bundled_adult_folder, dataset_by_name
 
     folder = bundled_adult_folder()
     digests = {name: hashlib.sha256(gzip.decompress((folder / f"{name}.gz").read_bytes())).hexdigest()

@@ -210,7 +210,7 @@ def _run_audit_examples(tmp_path, monkeypatch, capsys, needs: str | None) -> int
     return ran
 
 
-@pytest.mark.filterwarnings("ignore::admmcheck.errors.UnseededRandomness")
+@pytest.mark.filterwarnings("ignore::admmcheck.foundations.errors.UnseededRandomness")
 def test_audit_third_party_code_examples_give_what_the_page_says(tmp_path, monkeypatch, capsys):
     assert _run_audit_examples(tmp_path, monkeypatch, capsys, None) == 9
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.graph_sequences import GraphSequence, fixed_sequence, random_sequence, validate_sequence
-from admmcheck.oracle import hindsight_optimum
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.graph_sequences import GraphSequence, fixed_sequence, random_sequence, validate_sequence
+from admmcheck.solving.oracle import hindsight_optimum
 from admmcheck.privacy.dpsda import dpsda_claims
 from admmcheck.problems.online import OnlineProblem, online_linear_regression
 
@@ -79,7 +79,7 @@ def test_invalid_sequences_and_matrices_are_refused_by_name():
 
 
 def _uniform(adjacency):
-    from admmcheck.graph_sequences import undirected_weights
+    from admmcheck.problems.graph_sequences import undirected_weights
 
     return undirected_weights(adjacency)
 

@@ -10,9 +10,9 @@ import pytest
 
 from admmcheck.algorithms.pp import run_pp
 from admmcheck.cli import main
-from admmcheck.experiments import madmm_fig2, radmm_fig2, save_experiment
-from admmcheck.runs import trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.experiments.figures import madmm_fig2, radmm_fig2, save_experiment
+from admmcheck.solving.runs import trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule
 
 
 def test_madmm_fig2_statistics_and_matched_privacy(synthetic_case):
@@ -65,7 +65,7 @@ def _with_finals(experiment, finals):
 
 
 def test_paper_claim_is_a_paired_wilcoxon_test_with_bonferroni(synthetic_case):
-    from admmcheck.experiments import paper_claim
+    from admmcheck.experiments.figures import paper_claim
 
     problem, network, _ = synthetic_case
     experiment = madmm_fig2(problem, network, iterations=2, runs=10, seed=1, initial_alphas=(3.0,),
@@ -91,7 +91,7 @@ def test_paper_claim_is_a_paired_wilcoxon_test_with_bonferroni(synthetic_case):
 
 def test_madmm_fig1_curves_are_the_runs_they_name_and_its_claim_orders_the_gaps(synthetic_case):
     from admmcheck.algorithms import run_madmm
-    from admmcheck.experiments import madmm_fig1, paper_claim
+    from admmcheck.experiments.figures import madmm_fig1, paper_claim
 
     problem, network, optimum = synthetic_case
     experiment = madmm_fig1(problem, network, iterations=15, runs=2, seed=3, growths=(1.0, 1.2))
@@ -109,9 +109,9 @@ def test_madmm_fig1_curves_are_the_runs_they_name_and_its_claim_orders_the_gaps(
 
 
 def test_radmm_fig1_runs_its_own_networks_and_large_experiments_default_to_100_nodes(tmp_path):
-    from admmcheck.experiments import radmm_fig1
+    from admmcheck.experiments.figures import radmm_fig1
     from admmcheck.commands.consensus import ExperimentConfig, experiment_of
-    from admmcheck.setting import build_problem
+    from admmcheck.problems.setting import build_problem
 
     config = ExperimentConfig.from_flags({"name": "radmm-fig1", "dataset": "synthetic", "samples": 200, "dim": 3,
                                           "iterations": 6, "runs": 1})
@@ -133,7 +133,7 @@ def test_radmm_fig1_runs_its_own_networks_and_large_experiments_default_to_100_n
 
 def test_private_radmm_step_schedules_and_radmm_fig3_keeps_the_bound_equal(synthetic_case):
     from admmcheck.algorithms import run_private_radmm
-    from admmcheck.experiments import radmm_fig3
+    from admmcheck.experiments.figures import radmm_fig3
     from admmcheck.privacy import BoundSetting
 
     problem, network, _ = synthetic_case

@@ -9,9 +9,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from admmcheck.errors import InvalidConfiguration, InvalidFormula
-from admmcheck.formulas import MAX_DEPTH, MAX_LENGTH, parse_formula, parse_number, parse_rational, split_top_level
-from admmcheck.schedules import ExpressionSchedule, parse_schedule, schedule_table
+from admmcheck.foundations.errors import InvalidConfiguration, InvalidFormula
+from admmcheck.foundations.formulas import MAX_DEPTH, MAX_LENGTH, parse_formula, parse_number, parse_rational, split_top_level
+from admmcheck.solving.schedules import ExpressionSchedule, parse_schedule, schedule_table
 
 T = np.arange(1, 7, dtype=float)[:, None]
 I = np.arange(1, 4, dtype=float)[None, :]

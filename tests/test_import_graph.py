@@ -45,7 +45,8 @@ def test_no_import_circle():
 
 
 #: What the audit engine may not import: it audits a mechanism it knows nothing about (issue 28).
-SCIENCE = ("admmcheck.algorithms", "admmcheck.problems", "admmcheck.privacy", "admmcheck.experiments",
+SCIENCE = ("admmcheck.algorithms", "admmcheck.problems", "admmcheck.solving", "admmcheck.privacy",
+           "admmcheck.conditions", "admmcheck.experiments",
            "admmcheck.commands", "admmcheck.mechanisms", "admmcheck.cli", "admmcheck.report")
 
 
@@ -65,8 +66,8 @@ def test_the_audit_engine_knows_no_algorithm():
 
 def test_the_check_finds_a_forbidden_import():
     graph = import_graph()
-    graph.add_edge("admmcheck.audit.statistics.events", "admmcheck.setting")  # as if the engine built a problem
-    assert "admmcheck.problems" in _reaches(graph, "admmcheck.audit")
+    graph.add_edge("admmcheck.audit.statistics.events", "admmcheck.problems.setting")  # as if the engine built a problem
+    assert "admmcheck.problems.setting" in _reaches(graph, "admmcheck.audit")
 
 
 def test_the_report_reads_results_and_runs_nothing():
@@ -99,3 +100,73 @@ def test_the_audit_engine_depends_one_way_by_role():
     assert graph.has_edge("admmcheck.audit.running.sampling", "admmcheck.audit.inputs.outputs")
     graph.add_edge("admmcheck.audit.running.sampling", "admmcheck.audit.statistics.counting")  # as it once did
     assert _crossings(graph) == [("admmcheck.audit.running.sampling", "admmcheck.audit.statistics.counting")]
+
+
+#: The layers, lowest first (issue 61, item 3): each folder (or module) of the package belongs to one, and a module
+#: imports only its own layer and those below it. The audit engine is the exception that shows it is an engine: it
+#: stands beside the science and imports only the foundations and the claim values it tests.
+LAYERS = (
+    ("foundations", ("admmcheck.foundations", "admmcheck._version")),
+    ("claim values", ("admmcheck.claims",)),
+    ("audit engine", ("admmcheck.audit",)),
+    ("problems", ("admmcheck.problems",)),
+    ("solving", ("admmcheck.solving",)),
+    ("algorithms", ("admmcheck.algorithms",)),
+    ("theorems and experiments", ("admmcheck.privacy", "admmcheck.conditions", "admmcheck.experiments")),
+    ("registry", ("admmcheck.mechanisms",)),
+    ("strategies", ("admmcheck.strategies",)),
+    ("report", ("admmcheck.report",)),
+    ("commands", ("admmcheck.commands",)),
+    ("assertions", ("admmcheck.testing", "admmcheck.pytest_plugin")),
+    ("command line", ("admmcheck.cli", "admmcheck.__main__")),
+)
+BESIDE = {"audit engine": ("foundations", "claim values")}
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of ``module`` (None: the package itself, whose lazy re-exports may name any layer)."""
+    for layer, packages in LAYERS:
+        if any(module == package or module.startswith(package + ".") for package in packages):
+            return layer
+    return None
+
+
+def _upward(graph: nx.DiGraph) -> list[tuple[str, str]]:
+    rank = {layer: i for i, (layer, _) in enumerate(LAYERS)}
+    found = []
+    for module, target in graph.edges:
+        if module == "admmcheck":
+            continue
+        below, above = layer_of(target), layer_of(module)
+        allowed = BESIDE.get(above)
+        if rank[below] > rank[above] or (allowed is not None and below != above and below not in allowed):
+            found.append((module, target))
+    return sorted(found)
+
+
+def test_every_module_has_a_layer_and_the_package_root_holds_none():
+    modules = list(import_graph())
+    assert [m for m in modules if m != "admmcheck" and layer_of(m) is None] == []
+    loose = sorted(path.name for path in SOURCE.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "_version.py", "cli.py", "pytest_plugin.py", "strategies.py",
+                     "testing.py"]
+
+
+def test_the_layers_depend_one_way():
+    graph = import_graph()
+    assert _upward(graph) == []
+    assert graph.has_edge("admmcheck.strategies", "admmcheck.mechanisms.audit_request")
+    graph.add_edge("admmcheck.strategies", "admmcheck.commands.audit")  # as it once did
+    graph.add_edge("admmcheck.audit.search", "admmcheck.solving.runs")
+    assert _upward(graph) == [("admmcheck.audit.search", "admmcheck.solving.runs"),
+                              ("admmcheck.strategies", "admmcheck.commands.audit")]
+
+
+def test_the_readme_table_names_the_layers_and_their_folders():
+    readme = (SOURCE.parents[1] / "README.md").read_text()
+    rows = [line.split("|")[1:3] for line in readme.split("| layer | modules")[1].split("\n\n")[0].splitlines()[2:]]
+    table = {layer.strip(): sorted(part.split("`")[1].rstrip("/") for part in modules.strip().split(", ")
+                                   if part.startswith("`"))
+             for layer, modules in rows}
+    assert table == {layer: sorted(package.removeprefix("admmcheck.") for package in packages)
+                     for layer, packages in LAYERS}

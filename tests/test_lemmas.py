@@ -17,9 +17,9 @@ from admmcheck.conditions.lemmas import (
     ln2_bounds,
     log_inequality_check,
 )
-from admmcheck.datasets import make_problem, synthetic
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import network_by_name, path, ring
+from admmcheck.problems.datasets import make_problem, synthetic
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import network_by_name, path, ring
 
 # ----------------------------------------------------------------------------- log inequality
 

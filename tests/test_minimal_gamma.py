@@ -15,9 +15,9 @@ from admmcheck.conditions.constants import local_constants
 from admmcheck.conditions.gamma_search import UniformWitness, minimal_gamma, verify_uniform_witness
 from admmcheck.conditions.graph import exact_graph
 from admmcheck.conditions.radmm import RadmmSetting, condition_24, condition_25
-from admmcheck.datasets import make_problem, synthetic
-from admmcheck.networks import network_by_name
-from admmcheck.oracle import centralized_optimum
+from admmcheck.problems.datasets import make_problem, synthetic
+from admmcheck.problems.networks import network_by_name
+from admmcheck.solving.oracle import centralized_optimum
 
 GRAPHS = [(kind, n) for kind in ("ring", "path", "star", "complete") for n in (4, 5, 6)]
 ETA, LIPSCHITZ = F(1, 2), F(1, 4)
@@ -94,7 +94,7 @@ class _StepBudget:
     """A Budget that runs out after ``steps`` checks of ``expired()`` (deterministic, no clock)."""
 
     def __init__(self, steps: int) -> None:
-        from admmcheck.progress import Budget
+        from admmcheck.foundations.progress import Budget
 
         self._inner, self.left = Budget(), steps
 

@@ -6,8 +6,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from admmcheck.errors import InvalidNetwork
-from admmcheck.networks import complete, network_by_name, network_from_graph, path, random_connected, ring, star
+from admmcheck.foundations.errors import InvalidNetwork
+from admmcheck.problems.networks import complete, network_by_name, network_from_graph, path, random_connected, ring, star
 
 
 def test_ring_laplacian_spectrum_matches_closed_form():

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.noise import gamma_norm_noise, gaussian_noise, laplace_noise, per_trial
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.noise import gamma_norm_noise, gaussian_noise, laplace_noise, per_trial
 
 SAMPLES = 20_000
 
@@ -84,7 +84,7 @@ def test_per_trial_draws_are_reproducible_trial_by_trial():
 
 
 def test_clip_norm_projects_each_row_onto_the_ball_and_keeps_its_direction():
-    from admmcheck.noise import clip_norm
+    from admmcheck.solving.noise import clip_norm
 
     rows = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0]])  # norms 5, 0.5, 0
     clipped = clip_norm(rows, 1.0)

@@ -14,7 +14,7 @@ from scipy import optimize, stats
 
 from admmcheck.audit.one_run import epsilon_lower_bound, gaussian_dp_lower_bound, one_run_p_value
 from admmcheck.audit.one_run.bounds import gaussian_blow_up_inverse, trade_off_rejected
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 
 def _bisected(r: int, v: int, beta: float) -> float:

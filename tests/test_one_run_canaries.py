@@ -17,7 +17,7 @@ from admmcheck.audit.inputs.neighbourhoods import DOMAIN_FORMS, Dataset, parse_d
 from admmcheck.audit.one_run.canaries import GUESS_SHARES, CanaryRuns, Placement, audit_canaries, draw_game
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 TRAINING = Path(__file__).with_name("canary_training.py")
 WIDTH = 1000  # canaries in many dimensions interfere little: <c, c'> ~ N(0, 1/WIDTH)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY, MechanismSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, SharingSetting
 from admmcheck.report import render

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from admmcheck.errors import SolverError
-from admmcheck.oracle import centralized_optimum
+from admmcheck.foundations.errors import SolverError
+from admmcheck.solving.oracle import centralized_optimum
 
 
 def test_optimum_matches_scipy_bfgs(synthetic_case):

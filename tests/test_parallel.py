@@ -1,4 +1,4 @@
-"""Trial blocks on a process pool (admmcheck.parallel) and the batched SPD solve of the local solver."""
+"""Trial blocks on a process pool (admmcheck.solving.parallel) and the batched SPD solve of the local solver."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from admmcheck.algorithms.pp import run_pp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import solve_spd
-from admmcheck.parallel import concatenate_runs, run_blocks, run_parallel
-from admmcheck.runs import trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import solve_spd
+from admmcheck.solving.parallel import concatenate_runs, run_blocks, run_parallel
+from admmcheck.solving.runs import trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule
 
 PP = dict(penalty=GeometricSchedule(0.5, 1.03), theta=0.5, alpha=GeometricSchedule(5.0, 1.03), iterations=6)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY, Registry
 

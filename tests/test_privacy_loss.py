@@ -12,7 +12,7 @@ from admmcheck.mechanisms import privacy_loss as loss_module
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.consensus import replace_one_record
 from admmcheck.mechanisms.registry import reference_mechanism
-from admmcheck.networks import path, ring
+from admmcheck.problems.networks import path, ring
 from admmcheck.problems import ConsensusProblem
 
 ETA, ALPHA, C, RHO = 0.05, 2.0, 1.0, 0.1

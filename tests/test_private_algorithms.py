@@ -16,10 +16,10 @@ from admmcheck.algorithms.private_radmm import (
     run_private_radmm,
 )
 from admmcheck.algorithms.pvp import run_pvp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import solve_local
-from admmcheck.runs import trial_seeds
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import solve_local
+from admmcheck.solving.runs import trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule
 
 OFF = np.inf  # alpha = inf: zero noise
 SCHEDULE = GeometricSchedule((0.55, 0.65, 0.6, 0.55, 0.6), (1.01, 1.03, 1.1, 1.2, 1.02))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from admmcheck.errors import InvalidProblem
+from admmcheck.foundations.errors import InvalidProblem
 from admmcheck.problems import ConsensusProblem, load_problem_npz
 
 

@@ -174,5 +174,6 @@ def pytest_sessionfinish(session):
 ''')
     pytester.makepyfile(test_plain="def test_plain():\n    assert 1 + 1 == 2\n")
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)
-    assert (pytester.path / "loaded.txt").read_text().split() == ["admmcheck", "admmcheck.lazy",
+    assert (pytester.path / "loaded.txt").read_text().split() == ["admmcheck", "admmcheck.foundations",
+                                                                   "admmcheck.foundations.lazy",
                                                                    "admmcheck.pytest_plugin"]

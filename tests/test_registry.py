@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.families import CONSENSUS, FAMILIES
 from admmcheck.mechanisms.registry import REGISTRY, AlgorithmSpec, MechanismSpec, Registry, constant_eta
 from admmcheck.mechanisms.releases import PrimalPerturbation
@@ -143,7 +143,7 @@ def test_the_old_spelling_of_a_third_party_audit_still_runs_and_says_the_new_one
 
 
 def test_sharing_and_dpsda_entries_hold_their_claims_and_neighbours():
-    from admmcheck.graph_sequences import random_sequence
+    from admmcheck.problems.graph_sequences import random_sequence
     from admmcheck.mechanisms.settings import OnlineSetting, SharingSetting
     from admmcheck.privacy.dpsda import dpsda_claims
     from admmcheck.privacy.sharing import sharing_bound

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from admmcheck.cli import main
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
-from admmcheck.parameters import flag_fields
+from admmcheck.foundations.parameters import flag_fields
 from admmcheck.privacy import BoundSetting, pp_bound
-from admmcheck.setting import build_problem
+from admmcheck.problems.setting import build_problem
 
 SETTINGS = (ConsensusSetting, SharingSetting, OnlineSetting)
 

@@ -11,9 +11,9 @@ import pytest
 from admmcheck.algorithms import run_dp_sharing, run_sharing
 from admmcheck.algorithms.sharing import z_update
 from admmcheck.cli import main
-from admmcheck.datasets import breast_cancer, synthetic
-from admmcheck.errors import InvalidProblem
-from admmcheck.oracle import sharing_optimum
+from admmcheck.problems.datasets import breast_cancer, synthetic
+from admmcheck.foundations.errors import InvalidProblem
+from admmcheck.solving.oracle import sharing_optimum
 from admmcheck.privacy.sharing import corollary1_total, lemma1_sensitivity, sharing_bound, theorem1_sigma
 from admmcheck.problems.sharing import SharingProblem, split_columns
 
@@ -236,7 +236,7 @@ def test_cli_audit_of_dp_sharing_reports_the_support_violation(capsys):
 
 
 def test_experiment_curves_and_tradeoff_behave_as_their_definitions_say():
-    from admmcheck.sharing_experiment import HeldOut, gradient_descent, privacy_tradeoff, training_curves
+    from admmcheck.experiments.sharing import HeldOut, gradient_descent, privacy_tradeoff, training_curves
 
     data = synthetic(300, 8, seed=4)
     train = split_columns(data.features[:200], data.labels[:200], 2, lam=0.01)

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from admmcheck import strategies
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.strategies import (
     graph_sequences,
     graph_sequences_and_online_problems,
@@ -244,9 +244,11 @@ def test_the_connectivity_check_used_above_tells_connected_from_not():
 @settings(max_examples=10, deadline=None)
 @given(config=strategies.mechanism_audits(samples=1_000, workers=1))
 def test_mechanism_audits_draw_a_registered_mechanism_whose_pair_changes_one_record(config):
-    from admmcheck.commands.audit import audited_pair, consensus_mechanisms
+    from admmcheck.commands.audit import audited_pair
+    from admmcheck.mechanisms.families import CONSENSUS
+    from admmcheck.mechanisms.registry import REGISTRY
 
-    assert config.mechanism in consensus_mechanisms() and config.settings.seed == config.setting.seed
+    assert config.mechanism in REGISTRY.names(CONSENSUS, private=True) and config.settings.seed == config.setting.seed
     audited, pair, _ = audited_pair(config)
     claim, mechanism = audited, audited.mechanism
     changed = [(i, n) for i in range(pair.d0.nodes) for n in range(pair.d0.sizes[i])

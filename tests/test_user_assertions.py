@@ -10,7 +10,7 @@ import cvxpy as cp
 import numpy as np
 import pytest
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.testing import assert_conditions_hold, assert_converges
 
 RNG = np.random.default_rng(7)
@@ -81,7 +81,7 @@ def test_a_registered_sharing_algorithm_is_asserted_by_name_against_cvxpy_and_an
     gap is its run's, against CVXPY's optimum of (1) solved independently here; DPSDA's runs have a regret, no
     optimum, and are refused with what to do."""
     from admmcheck.mechanisms.settings import SharingSetting
-    from admmcheck.oracle import sharing_optimum
+    from admmcheck.solving.oracle import sharing_optimum
 
     setting = SharingSetting(dataset="breast-cancer", parties=2)
     gap = assert_converges("sharing", setting)

@@ -89,8 +89,8 @@ def test_cli_white_box_refuses_what_does_not_apply(capsys):
 def test_kkt_residual_is_the_noise_plus_a_multiple_of_the_hidden_record():
     from admmcheck.algorithms import run_pp
     from admmcheck.mechanisms.kkt_attack import kkt_residuals
-    from admmcheck.datasets import make_problem, synthetic
-    from admmcheck.networks import ring
+    from admmcheck.problems.datasets import make_problem, synthetic
+    from admmcheck.problems.networks import ring
 
     problem = make_problem(synthetic(25, 4, seed=1), 5)
     run = run_pp(problem, ring(5), penalty=0.5, theta=0.5, alpha=5.0, iterations=6,
@@ -126,7 +126,7 @@ def test_a_variant_whose_white_box_does_not_match_its_noise_is_refused():
     from dataclasses import replace
 
     from admmcheck.algorithms import run_pp
-    from admmcheck.errors import InvalidConfiguration
+    from admmcheck.foundations.errors import InvalidConfiguration
     from admmcheck.mechanisms.privacy_loss import privacy_loss as generic_loss
     from admmcheck.mechanisms.registry import MechanismSpec
     from admmcheck.mechanisms.releases import PrimalPerturbation

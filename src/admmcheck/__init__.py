@@ -5,20 +5,20 @@ its module. They are imported on first use (PEP 562), so a process that needs on
 the package (an audit worker, ``admmcheck --version``) does not load CVXPY and the solvers.
 """
 
-from admmcheck.lazy import lazy_exports
+from admmcheck.foundations.lazy import lazy_exports
 
 _HOMES = {
     "admmcheck._version": ("__version__",),
     "admmcheck.algorithms": ("run_admm", "run_admm_edge", "run_dvp", "run_madmm", "run_pp", "run_private_radmm",
                              "run_pvp", "run_radmm"),
-    "admmcheck.datasets": ("Dataset", "breast_cancer", "load_adult", "make_problem", "partition", "synthetic"),
-    "admmcheck.errors": ("AdmmcheckError", "InvalidConfiguration", "InvalidDataset", "InvalidNetwork",
+    "admmcheck.problems.datasets": ("Dataset", "breast_cancer", "load_adult", "make_problem", "partition", "synthetic"),
+    "admmcheck.foundations.errors": ("AdmmcheckError", "InvalidConfiguration", "InvalidDataset", "InvalidNetwork",
                          "InvalidProblem", "PreconditionError", "SolverError"),
-    "admmcheck.networks": ("Network", "network_from_graph"),
-    "admmcheck.oracle": ("Optimum", "centralized_optimum"),
+    "admmcheck.problems.networks": ("Network", "network_from_graph"),
+    "admmcheck.solving.oracle": ("Optimum", "centralized_optimum"),
     "admmcheck.privacy": ("BoundSetting", "PrivacyBound", "pp_bound", "radmm_bound"),
     "admmcheck.problems": ("ConsensusProblem",),
-    "admmcheck.runs": ("Run", "trial_seeds"),
-    "admmcheck.schedules": ("GeometricSchedule",),
+    "admmcheck.solving.runs": ("Run", "trial_seeds"),
+    "admmcheck.solving.schedules": ("GeometricSchedule",),
 }
 __all__, __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -7,7 +7,7 @@
     admmcheck experiment madmm-fig1|madmm-fig2|madmm-fig3|madmm-fig4|radmm-fig1|radmm-fig2 [--out DIR] ...
 
 ``admmcheck COMMAND --help`` lists every flag with its default. Numbers, schedules and
-rationals are read by the safe grammar of :mod:`admmcheck.formulas` (never evaluated as
+rationals are read by the safe grammar of :mod:`admmcheck.foundations.formulas` (never evaluated as
 Python). Only the flags a user types reach the configuration, so a flag that does not
 apply to the chosen algorithm, theorem or dataset is refused instead of ignored.
 """
@@ -37,15 +37,15 @@ from admmcheck.commands.canary_audit import (NOT_FOR_CANARIES, CanaryAuditConfig
 from admmcheck.commands.consensus import ExperimentConfig, execute_experiment
 from admmcheck.commands.verify import PROFILES, collect
 from admmcheck.claims.values import Claim
-from admmcheck.errors import AdmmcheckError, InvalidConfiguration
-from admmcheck.experiments import EXPERIMENTS
-from admmcheck.formulas import parse_number
+from admmcheck.foundations.errors import AdmmcheckError, InvalidConfiguration
+from admmcheck.experiments.figures import EXPERIMENTS
+from admmcheck.foundations.formulas import parse_number
 from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY
-from admmcheck.output import output_folder, to_json
-from admmcheck.parameters import flag_fields, flag_of
+from admmcheck.foundations.output import output_folder, to_json
+from admmcheck.foundations.parameters import flag_fields, flag_of
 from admmcheck.report import render
-from admmcheck.validation import config_from_flags, positive_int, said_as_flag
+from admmcheck.foundations.validation import config_from_flags, positive_int, said_as_flag
 
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
 EXIT_STATUS = """exit status:
@@ -391,7 +391,7 @@ def _command_verify(args: argparse.Namespace) -> int:
 
 
 def _command_report(args: argparse.Namespace) -> int:
-    from admmcheck.inputs import read_text_file
+    from admmcheck.foundations.inputs import read_text_file
     from admmcheck.report.model import Report
 
     text = read_text_file(args.file, "report file", InvalidConfiguration, "the JSON that admmcheck verify wrote")

@@ -10,7 +10,7 @@
 
 Sizes are small by default so that property tests stay fast; every random array comes from a
 seed that Hypothesis draws, so a failing example replays exactly. Invalid arguments raise
-:class:`~admmcheck.errors.InvalidConfiguration` naming the argument and what to pass (the
+:class:`~admmcheck.foundations.errors.InvalidConfiguration` naming the argument and what to pass (the
 sharing, online and graph-sequence strategies check them when called, before any drawing).
 
 Use them in your own property tests::
@@ -33,9 +33,9 @@ import networkx as nx
 import numpy as np
 from hypothesis import strategies as st
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.graph_sequences import GraphSequence, random_sequence
-from admmcheck.networks import Network, network_from_graph
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.graph_sequences import GraphSequence, random_sequence
+from admmcheck.problems.networks import Network, network_from_graph
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.online import (
     OnlineProblem,
@@ -49,7 +49,7 @@ from admmcheck.problems.sharing import SharingProblem, split_columns
 SPARE_SAMPLES = 5
 #: The losses :func:`online_problems` can draw: §6.1 online linear regression, §6.2 classification.
 ONLINE_LOSSES = ("squared", "logistic")
-#: The mixing weights of an undirected sequence (:func:`admmcheck.graph_sequences.undirected_weights`).
+#: The mixing weights of an undirected sequence (:func:`admmcheck.problems.graph_sequences.undirected_weights`).
 GRAPH_WEIGHTS = ("metropolis", "uniform")
 
 
@@ -268,7 +268,7 @@ def graph_sequences(nodes: int, rounds: int, directed: bool | None = False, *, w
 
     The window B is drawn from [min_window, max_window]; the union of the graphs of every
     window of B steps is connected (strongly, when directed) — the sequence comes from
-    :func:`admmcheck.graph_sequences.random_sequence`, which spreads a random spanning tree
+    :func:`admmcheck.problems.graph_sequences.random_sequence`, which spreads a random spanning tree
     (cycle) over each window and adds each other edge with a probability drawn from
     [0, max_extra_edges] (0: the sparsest sequences, single steps usually disconnected).
     ``directed=False`` gives row-stochastic W(t) with ``weights`` ``"metropolis"`` (symmetric,
@@ -334,18 +334,20 @@ def graph_sequences_and_online_problems(
 def mechanism_audits(mechanisms: Sequence[str] | None = None, max_nodes: int = 4, max_iterations: int = 3,
                      max_dim: int = 2, samples: int = 4_000, workers: int | None = 2) -> st.SearchStrategy:
     """Audits of registered consensus mechanisms on small settings: a
-    :class:`~admmcheck.commands.audit.MechanismAudit` (mechanism, 3..``max_nodes`` nodes,
+    :class:`~admmcheck.mechanisms.audit_request.MechanismAudit` (mechanism, 3..``max_nodes`` nodes,
     1..``max_iterations`` steps, dimension 1..``max_dim``, alpha, replace-one neighbour kind, seed)
     whose :func:`~admmcheck.commands.audit.audited_pair` gives the mechanism, its claim and its
     neighbour pair. ``mechanisms`` defaults to every registered private consensus mechanism; one
     without a theorem is audited against epsilon = 1."""
-    from admmcheck.commands.audit import consensus_mechanisms
+    from admmcheck.mechanisms.families import CONSENSUS
+    from admmcheck.mechanisms.registry import REGISTRY
 
-    names = tuple(mechanisms) if mechanisms is not None else consensus_mechanisms()
-    unknown = [name for name in names if name not in consensus_mechanisms()]
+    registered = REGISTRY.names(CONSENSUS, private=True)
+    names = tuple(mechanisms) if mechanisms is not None else registered
+    unknown = [name for name in names if name not in registered]
     if unknown or not names:
         raise InvalidConfiguration(f"mechanism_audits(mechanisms={list(names)!r}): choose among the registered "
-                                   f"consensus mechanisms {', '.join(consensus_mechanisms())}")
+                                   f"consensus mechanisms {', '.join(registered)}")
     _whole("mechanism_audits", "max_nodes", max_nodes, 3)
     _whole("mechanism_audits", "max_iterations", max_iterations, 1)
     _whole("mechanism_audits", "max_dim", max_dim, 1)
@@ -355,7 +357,7 @@ def mechanism_audits(mechanisms: Sequence[str] | None = None, max_nodes: int = 4
 @st.composite
 def _mechanism_audits(draw: st.DrawFn, names: tuple[str, ...], max_nodes: int, max_iterations: int, max_dim: int,
                       samples: int, workers: int | None):
-    from admmcheck.commands.audit import MechanismAudit
+    from admmcheck.mechanisms.audit_request import MechanismAudit
     from admmcheck.mechanisms.registry import REGISTRY
     from admmcheck.mechanisms.settings import ConsensusSetting
 

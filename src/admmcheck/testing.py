@@ -34,8 +34,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.parameters import as_flags
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.parameters import as_flags
 
 #: samples per side of an assertion that gives none, by profile (the verification profiles' audit samples)
 PROFILE_SAMPLES = {"smoke": 2_000, "quick": 20_000, "full": 200_000}
@@ -328,7 +328,7 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
 
     * a registered name, run on its family's ``setting`` (default ``admmcheck run``'s);
     * a ``run_*`` function of admmcheck's form, run on ``problem`` over ``network`` with ``arguments``, from
-      ``seed``, against ``reference`` (an :class:`~admmcheck.oracle.Optimum` of ``problem``; None: solved here);
+      ``seed``, against ``reference`` (an :class:`~admmcheck.solving.oracle.Optimum` of ``problem``; None: solved here);
     * your own optimiser, any function: ``algorithm(**arguments)`` returns its final point (``iterations`` and
       ``seed`` are passed too where its signature takes them), and ``reference`` is a ``cvxpy.Problem`` of one
       variable written on your data, whose optimum CVXPY finds; the point is put in that variable to evaluate F(x)
@@ -350,7 +350,7 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
         gap = abs(float(spec.family.run(spec, setting)["objective_gap"]))
         where = replay = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
     else:
-        from admmcheck.oracle import centralized_optimum
+        from admmcheck.solving.oracle import centralized_optimum
 
         if problem is None or network is None:
             raise InvalidConfiguration("problem and network are required with a run function", parameter="problem")

@@ -15,9 +15,9 @@ import pytest
 from scipy import optimize, stats
 
 from admmcheck.algorithms.admm import run_admm
-from admmcheck.datasets import make_problem, synthetic
+from admmcheck.problems.datasets import make_problem, synthetic
 from admmcheck.mechanisms.registry import REGISTRY
-from admmcheck.networks import ring
+from admmcheck.problems.networks import ring
 from admmcheck.testing import PrivacyViolation, assert_converges, assert_private
 from gaussian_admm import register
 from gaussian_admm.variant import AUDIT_SETTING, GaussianSetting, gaussian_admm_claim, run_gaussian_admm

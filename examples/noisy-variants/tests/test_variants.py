@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from admmcheck.datasets import make_problem, synthetic
+from admmcheck.problems.datasets import make_problem, synthetic
 from admmcheck.mechanisms.registry import REGISTRY
-from admmcheck.networks import ring
+from admmcheck.problems.networks import ring
 from admmcheck.testing import PrivacyViolation, assert_conditions_hold, assert_converges, assert_private
 from noisy_variants import register
 from noisy_variants.noisy_admm import run_noisy_admm

@@ -22,10 +22,10 @@ from typing import Iterator
 import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.local_solver import DEFAULT_TOL, solve_local
-from admmcheck.networks import Network
+from admmcheck.solving.local_solver import DEFAULT_TOL, solve_local
+from admmcheck.problems.networks import Network
 from admmcheck.problems import ConsensusProblem
-from admmcheck.validation import real
+from admmcheck.foundations.validation import real
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ from typing import Iterator
 import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.graph_sequences import GraphSequence
-from admmcheck.noise import per_trial
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.graph_sequences import GraphSequence
+from admmcheck.solving.noise import per_trial
 from admmcheck.problems.online import OnlineProblem
-from admmcheck.validation import real
+from admmcheck.foundations.validation import real
 
 
 def _dual_averaging(context: RunContext, graphs: GraphSequence, sigma: float, gradient_noise: float,

@@ -23,11 +23,11 @@ import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
 
-from admmcheck.local_solver import DEFAULT_TOL, LocalSolution, solve_local
-from admmcheck.networks import Network
+from admmcheck.solving.local_solver import DEFAULT_TOL, LocalSolution, solve_local
+from admmcheck.problems.networks import Network
 from admmcheck.problems import ConsensusProblem
-from admmcheck.schedules import ScheduleLike, schedule_table
-from admmcheck.validation import real
+from admmcheck.solving.schedules import ScheduleLike, schedule_table
+from admmcheck.foundations.validation import real
 
 
 def madmm_primal_step(
@@ -60,7 +60,7 @@ def run_madmm(context: RunContext, *, penalty: ScheduleLike = 0.5, theta: float 
     """Run M-ADMM (10)-(11) with penalty schedule eta_i(t) and dual step ``theta``.
 
     ``penalty`` is a scalar, one value per node, a (T, N) table for t = 1..T, or a
-    :class:`~admmcheck.schedules.GeometricSchedule` (eta_i(1) q_i^(t-1), §5.1).
+    :class:`~admmcheck.solving.schedules.GeometricSchedule` (eta_i(1) q_i^(t-1), §5.1).
     """
     theta = real("theta", theta)
     eta = schedule_table("penalty", penalty, context.iterations, context.problem.nodes)

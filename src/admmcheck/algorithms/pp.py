@@ -25,9 +25,9 @@ import numpy as np
 
 from admmcheck.algorithms.madmm import madmm_dual_step, madmm_primal_step
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.noise import gamma_noise_table
-from admmcheck.schedules import ScheduleLike, schedule_table
-from admmcheck.validation import real
+from admmcheck.solving.noise import gamma_noise_table
+from admmcheck.solving.schedules import ScheduleLike, schedule_table
+from admmcheck.foundations.validation import real
 
 
 @algorithm("pp")

@@ -29,9 +29,9 @@ import numpy as np
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.networks import Network
-from admmcheck.noise import gamma_noise_table
-from admmcheck.schedules import ScheduleLike, schedule_table, step_schedule
+from admmcheck.problems.networks import Network
+from admmcheck.solving.noise import gamma_noise_table
+from admmcheck.solving.schedules import ScheduleLike, schedule_table, step_schedule
 
 
 def odd_steps(iterations: int) -> int:

@@ -20,9 +20,9 @@ import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.noise import gamma_noise_table
-from admmcheck.schedules import ScheduleLike, schedule_table
-from admmcheck.validation import real
+from admmcheck.solving.noise import gamma_noise_table
+from admmcheck.solving.schedules import ScheduleLike, schedule_table
+from admmcheck.foundations.validation import real
 
 
 @algorithm("pvp")

@@ -19,8 +19,8 @@ import numpy as np
 
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.networks import Network
-from admmcheck.validation import real
+from admmcheck.problems.networks import Network
+from admmcheck.foundations.validation import real
 
 
 def radmm_even_step(

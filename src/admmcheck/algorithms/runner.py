@@ -14,8 +14,8 @@ and :func:`algorithm` makes of it the public function
     run_madmm(problem, network, *, penalty=0.5, theta=0.5, iterations=100, seeds=0,
               initial=None, init_scale=1.0, tol=DEFAULT_TOL, reference=None) -> Run
 
-which validates the shared arguments, draws f(0) (:class:`~admmcheck.runs.Recorder`), records
-every yielded iterate and returns the one :class:`~admmcheck.runs.Run` type. The updates run
+which validates the shared arguments, draws f(0) (:class:`~admmcheck.solving.runs.Recorder`), records
+every yielded iterate and returns the one :class:`~admmcheck.solving.runs.Run` type. The updates run
 with one BLAS thread (:func:`one_blas_thread`). The generated
 signature is a real one (``inspect.signature`` and ``help`` show every keyword).
 """
@@ -29,11 +29,11 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import DEFAULT_TOL
-from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
-from admmcheck.runs import Recorder, Run, Seeds, Start
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import DEFAULT_TOL
+from admmcheck.problems.networks import Network
+from admmcheck.solving.oracle import Optimum
+from admmcheck.solving.runs import Recorder, Run, Seeds, Start
 
 Step = tuple  # (f, lam) or (f, lam, newton_steps)
 
@@ -44,7 +44,7 @@ def one_blas_thread():
     The updates are many small batched products (d x d Hessians, (K, d) @ (d, B) margins), where
     BLAS threads cost more than they give: measured 1.3-3.5x slower with two threads on 10^4 PP
     trials, and 29 s against 8.6 s for an Adult-sized M-ADMM run (issue 19). Parallelism comes
-    from independent trial blocks in separate processes instead (:mod:`admmcheck.parallel`)."""
+    from independent trial blocks in separate processes instead (:mod:`admmcheck.solving.parallel`)."""
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
@@ -78,7 +78,7 @@ SHARED_DOC = """
     Shared keywords: ``iterations`` T; ``seeds`` one per trial (an int, a SeedSequence or a
     sequence of them); ``initial`` f(0) as (N, d) or (trials, N, d) instead of a random draw of
     scale ``init_scale``; ``tol`` the Newton tolerance of the primal subproblems;
-    ``reference`` a CVXPY optimum to measure against. Returns a :class:`~admmcheck.runs.Run`."""
+    ``reference`` a CVXPY optimum to measure against. Returns a :class:`~admmcheck.solving.runs.Run`."""
 
 
 def algorithm(name: str, *, peers: bool = True, zero_start: bool = False,

@@ -33,10 +33,10 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve, qr, solve_triangular
 
 from admmcheck.algorithms.runner import RunContext, algorithm
-from admmcheck.errors import InvalidConfiguration, InvalidProblem, SolverError
-from admmcheck.noise import per_trial
+from admmcheck.foundations.errors import InvalidConfiguration, InvalidProblem, SolverError
+from admmcheck.solving.noise import per_trial
 from admmcheck.problems.sharing import SharingProblem
-from admmcheck.validation import real
+from admmcheck.foundations.validation import real
 
 Z_NEWTON_STEPS = 100
 

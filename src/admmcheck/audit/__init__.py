@@ -7,7 +7,7 @@ mechanism and its neighbours are. Names are imported on first use, so an audit w
 loads only the sampling engine.
 """
 
-from admmcheck.lazy import lazy_exports
+from admmcheck.foundations.lazy import lazy_exports
 
 _HOMES = {
     "admmcheck.audit.auditor": ("AuditResult", "audit"),

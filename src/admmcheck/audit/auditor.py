@@ -42,8 +42,8 @@ from admmcheck.audit.inputs.outputs import Block, Encoding, Layout, calls_repeat
 from admmcheck.audit.running.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import InvalidConfiguration, MechanismError
-from admmcheck.progress import Budget
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.progress import Budget
 
 MOST_EVENTS = 10
 SELECTION_FRACTION = 0.15
@@ -196,7 +196,7 @@ def audit(
     ``settings.randomness``: "seeded" (the mechanism's outputs must be functions of the sample seeds:
     the same seed gives the same result), "unseeded" (the mechanism draws its own randomness, e.g.
     from ``secrets``; samples are independent draws but not reproducible) or "auto" (probe, and go on
-    unseeded with a :class:`~admmcheck.errors.UnseededRandomness` warning when the same seed gives
+    unseeded with a :class:`~admmcheck.foundations.errors.UnseededRandomness` warning when the same seed gives
     different outputs); see :func:`~admmcheck.audit.running.sampling.judge_randomness`.
 
     ``settings.exceptions_are_outputs``: a call that raises releases the exception's type (an output

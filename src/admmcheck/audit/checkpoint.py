@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit.inputs.outputs import Block
-from admmcheck.errors import InvalidConfiguration, OutputError
-from admmcheck.output import output_file
+from admmcheck.foundations.errors import InvalidConfiguration, OutputError
+from admmcheck.foundations.output import output_file
 
 
 class Checkpoint:

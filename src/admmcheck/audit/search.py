@@ -33,7 +33,7 @@ from admmcheck.audit.statistics.events import SelectionSizes, candidate_events
 from admmcheck.audit.inputs.outputs import Block, Encoding
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings  # noqa: F401 - SearchSettings is used here too
-from admmcheck.progress import Budget
+from admmcheck.foundations.progress import Budget
 
 SCREEN_STREAM = 29  # mixed into the seed of the screening samples: a stream apart from the audit's
 SCREEN_BLOCK = 5_000

@@ -97,8 +97,8 @@ from admmcheck.audit.statistics.events import (FAMILIES, PESSIMISM, QUANTILES, E
                                     threshold_counts)
 from admmcheck.audit.inputs.outputs import Block, Encoding, calls_repeat, seed_insensitive
 from admmcheck.audit.running.sampling import Sampler, Task
-from admmcheck.errors import MechanismError
-from admmcheck.progress import Budget
+from admmcheck.foundations.errors import MechanismError
+from admmcheck.foundations.progress import Budget
 
 EARLY_LOOK = 8  # samples per side of the first look: events are chosen on it, nothing is bet on it
 FIRST_LOOK = 20  # the second look ends here; it bets only on sure wins (SURE_FAMILIES, every sample separated)

@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from admmcheck.claims.values import Claim
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 #: the capabilities a theorem's object may have, and what each is
 CAPABILITIES = {

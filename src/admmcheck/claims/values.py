@@ -34,7 +34,7 @@ from typing import Any, ClassVar, Iterable
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 #: the δ of the (ε, δ) point at which an audit plans which events to bound for a claim with no δ of its own
 #: (zCDP, GDP, a curve): a planning choice only; the verdict tests the claim's own notion

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number
-from admmcheck.parameters import parameter
-from admmcheck.setting import ProblemSetting, build_problem
-from admmcheck.validation import positive_int
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number
+from admmcheck.foundations.parameters import parameter
+from admmcheck.problems.setting import ProblemSetting, build_problem
+from admmcheck.foundations.validation import positive_int
 
 
 @dataclass(frozen=True)

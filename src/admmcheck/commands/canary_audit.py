@@ -17,9 +17,9 @@ from admmcheck.audit.one_run.canaries import (CANARY_KINDS, CanaryAuditResult, P
                                               play)
 from admmcheck.audit.running.sampling import Source
 from admmcheck.audit.running.settings import AuditSettings
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number
-from admmcheck.parameters import parameter
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number
+from admmcheck.foundations.parameters import parameter
 
 #: the audit settings a one-run audit does not use: it makes one call per run, drawn whole, fixed-n
 NOT_FOR_CANARIES = ("samples", "max_time", "checkpoint", "randomness", "exceptions_are_outputs", "sequential")

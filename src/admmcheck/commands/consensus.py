@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
-from admmcheck.output import output_folder
-from admmcheck.parameters import parameter
-from admmcheck.setting import ProblemSetting, build_problem
-from admmcheck.validation import config_from_flags, one_of
+from admmcheck.experiments.figures import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
+from admmcheck.foundations.output import output_folder
+from admmcheck.foundations.parameters import parameter
+from admmcheck.problems.setting import ProblemSetting, build_problem
+from admmcheck.foundations.validation import config_from_flags, one_of
 
 
 @dataclass(frozen=True)

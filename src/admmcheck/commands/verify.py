@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields, replace
 from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from admmcheck.convergence import (
+from admmcheck.experiments.convergence import (
     GAP_TOLERANCE,
     PAPER_ETA1,
     PAPER_GROWTH,
@@ -23,14 +23,14 @@ from admmcheck.convergence import (
     verify_case,
 )
 from admmcheck.claims.values import ApproxDp
-from admmcheck.errors import InvalidConfiguration, PreconditionError
+from admmcheck.foundations.errors import InvalidConfiguration, PreconditionError
 from admmcheck.mechanisms.families import CONSENSUS, ONLINE, SHARING
 from admmcheck.mechanisms.registry import REGISTRY, OnlineSpec
 from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, SharingSetting
-from admmcheck.parameters import as_flags, flag_fields
+from admmcheck.foundations.parameters import as_flags, flag_fields
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict, package_versions
-from admmcheck.validation import non_negative_int
+from admmcheck.foundations.validation import non_negative_int
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ def collect(profile: Profile | str = "quick", seed: int = 0, progress: Callable[
     return report
 
 
-#: the algorithms the papers' own convergence and equivalence checks cover (:func:`~admmcheck.convergence.verify_case`)
+#: the algorithms the papers' own convergence and equivalence checks cover (:func:`~admmcheck.experiments.convergence.verify_case`)
 PAPER_CHECKED = tuple(dict.fromkeys(algorithm for algorithm, _ in CONVERGENCE_COMMANDS.values()))
 
 
@@ -250,7 +250,7 @@ def _other_convergence(report: Report, profile: Profile, select: Selection) -> N
 def _convergence_curves(report: Report, profile: Profile) -> None:
     """|relative objective gap| against t for ADMM, M-ADMM and R-ADMM on the synthetic problem."""
     from admmcheck.algorithms import run_admm, run_madmm, run_radmm
-    from admmcheck.schedules import GeometricSchedule
+    from admmcheck.solving.schedules import GeometricSchedule
 
     case = default_problems()[0]
     schedule = GeometricSchedule(PAPER_ETA1, SLOW_GROWTH)
@@ -618,10 +618,10 @@ EXPERIMENT_ALGORITHM = {"madmm-fig1": "madmm", "madmm-fig2": "pp", "madmm-fig3":
 
 def _experiments(report: Report, profile: Profile, seed: int, select: Selection) -> None:
     """The papers' figures with each paper's claim about its figure tested
-    (:func:`admmcheck.experiments.paper_claim`): the convergence and accuracy/privacy figures on
+    (:func:`admmcheck.experiments.figures.paper_claim`): the convergence and accuracy/privacy figures on
     the default setting (breast-cancer, ring:5; the convergence ones noiseless, one run), and in
     the ``full`` profile the 100-node figures on Adult."""
-    from admmcheck.experiments import EXPERIMENTS, LARGE_NETWORK, curves_document
+    from admmcheck.experiments.figures import EXPERIMENTS, LARGE_NETWORK, curves_document
     from admmcheck.commands.consensus import ExperimentConfig, experiment_of
 
     for name in EXPERIMENTS:

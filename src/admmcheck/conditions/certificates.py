@@ -32,8 +32,8 @@ from typing import Sequence, Union
 import numpy as np
 import sympy
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_rational
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_rational
 
 RationalMatrix = tuple[tuple[Fraction, ...], ...]
 MatrixLike = Union[sympy.MatrixBase, np.ndarray, Sequence[Sequence[object]]]
@@ -73,7 +73,7 @@ def to_fraction(value: object) -> Fraction:
             raise InvalidConfiguration(f"expected a finite number, got {value!r}")
         return Fraction(float(value))
     if isinstance(value, str):
-        return parse_rational(value)  # the safe grammar of admmcheck.formulas: 1/5, 0.2, 2^-3
+        return parse_rational(value)  # the safe grammar of admmcheck.foundations.formulas: 1/5, 0.2, 2^-3
     raise InvalidConfiguration(f"expected a rational number, got {type(value).__name__} {value!r}")
 
 

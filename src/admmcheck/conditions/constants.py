@@ -23,7 +23,7 @@ import numpy as np
 
 from admmcheck.conditions.certificates import RationalMatrix, decide_positive, to_fraction
 from admmcheck.conditions.intervals import Interval
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.problems import ConsensusProblem
 
 GRID = Fraction(1, 2**40)

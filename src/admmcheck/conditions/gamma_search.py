@@ -28,7 +28,7 @@ from sympy.polys.matrices import DomainMatrix
 
 from admmcheck.conditions.certificates import Certificate, decide_positive, rational_matrix, to_fraction
 from admmcheck.conditions.radmm import GAMMA, RadmmSetting, condition_24, condition_25, condition_names
-from admmcheck.progress import UNLIMITED, Budget
+from admmcheck.foundations.progress import UNLIMITED, Budget
 
 DEFAULT_WIDTH = Fraction(1, 10**6)
 MatrixOfGamma = Callable[[object], sympy.Matrix]

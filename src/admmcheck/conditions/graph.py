@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from admmcheck.networks import Network
+from admmcheck.problems.networks import Network
 
 
 @dataclass(frozen=True, eq=False)

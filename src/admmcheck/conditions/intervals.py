@@ -33,7 +33,7 @@ from admmcheck.conditions.certificates import (
     symmetric_part,
     verify_certificate,
 )
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 DEFAULT_WIDTH = Fraction(1, 10**9)
 

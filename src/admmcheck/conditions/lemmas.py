@@ -26,8 +26,8 @@ from admmcheck.conditions.certificates import RationalMatrix, identity_matrix, t
 from admmcheck.conditions.checks import ConditionCheck, matrix_check
 from admmcheck.conditions.constants import exact_weighted_gram
 from admmcheck.conditions.graph import exact_graph
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import Network
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import Network
 from admmcheck.problems import ConsensusProblem
 
 # Terms of ln 2 = Σ_{k≥1} 1/(k 2^k) summed; the tail after n terms is at most 1/((n+1) 2^n).

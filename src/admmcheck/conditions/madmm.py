@@ -34,8 +34,8 @@ from admmcheck.conditions.intervals import (
     smallest_nonzero_eigenvalue,
     smallest_nonzero_singular_value,
 )
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.progress import UNLIMITED, Budget
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.progress import UNLIMITED, Budget
 
 
 @dataclass(frozen=True, eq=False)

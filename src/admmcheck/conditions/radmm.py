@@ -22,7 +22,7 @@ from admmcheck.conditions.certificates import rationals_per_node, to_fraction
 from admmcheck.conditions.certificates import sympy_rational as _rational
 from admmcheck.conditions.checks import ConditionCheck, matrix_check
 from admmcheck.conditions.graph import ExactGraph
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 GAMMA = sympy.Symbol("gamma", nonnegative=True)
 

@@ -33,7 +33,7 @@ import numpy as np
 from admmcheck.conditions.certificates import to_fraction
 from admmcheck.conditions.constants import exact_weighted_gram
 from admmcheck.conditions.intervals import DEFAULT_WIDTH, Interval, largest_eigenvalue, smallest_eigenvalue
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.problems.sharing import SharingProblem
 
 SQRT2 = Interval(Fraction(14142135623730950, 10**16), Fraction(14142135623730951, 10**16))

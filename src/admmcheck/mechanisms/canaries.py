@@ -32,7 +32,7 @@ from admmcheck.audit.inputs.contract import Pair, PairSequence
 from admmcheck.audit.one_run.canaries import GAME_KEY, CanaryGame, Placement
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.sharing import SharingProblem
-from admmcheck.validation import positive_int
+from admmcheck.foundations.validation import positive_int
 
 class SlotRuns(PairSequence):
     """The problems of the runs, built in the workers: pair r < R is run r's problem (on both sides: one call on side 0

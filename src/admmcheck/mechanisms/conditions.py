@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from admmcheck.errors import InvalidConfiguration, InvalidNetwork
-from admmcheck.formulas import parse_number, parse_rational, split_top_level
-from admmcheck.networks import Network, network_by_name, network_from_edge_list
-from admmcheck.progress import Budget
-from admmcheck.parameters import parameter
-from admmcheck.validation import non_negative_int, positive_int, real
+from admmcheck.foundations.errors import InvalidConfiguration, InvalidNetwork
+from admmcheck.foundations.formulas import parse_number, parse_rational, split_top_level
+from admmcheck.problems.networks import Network, network_by_name, network_from_edge_list
+from admmcheck.foundations.progress import Budget
+from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.validation import non_negative_int, positive_int, real
 
 EXACT_GRAPH_KINDS = ("ring", "path", "star", "complete")
 
@@ -84,7 +84,7 @@ class ConsensusConditions:
         """M_i and m_i as given, else from the dataset (m_i is None where neither gives it)."""
         from admmcheck.conditions.certificates import to_fraction
         from admmcheck.conditions.constants import local_constants
-        from admmcheck.datasets import dataset_by_name, make_problem
+        from admmcheck.problems.datasets import dataset_by_name, make_problem
 
         data = None
         if self.dataset is not None:
@@ -220,7 +220,7 @@ def evaluate_sharing(setting: SharingConditions, show_progress: bool = False) ->
     """The exact checks of :mod:`admmcheck.conditions.sharing` (Assumption 1.2, Lemma 4), as JSON-ready data."""
     from admmcheck.conditions.certificates import to_fraction
     from admmcheck.conditions.sharing import sharing_conditions
-    from admmcheck.datasets import dataset_by_name
+    from admmcheck.problems.datasets import dataset_by_name
     from admmcheck.problems.sharing import split_columns
 
     data = dataset_by_name(setting.dataset, seed=setting.seed, samples=setting.samples, dim=setting.dim,

@@ -20,10 +20,10 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from admmcheck.audit.inputs.contract import BatchedRunMechanism
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import Network
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import Network
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Run, Seeds
+from admmcheck.solving.runs import Run, Seeds
 
 NEIGHBOUR_KINDS = ("label-flip", "feature-move", "remove")
 

@@ -25,8 +25,8 @@ import numpy as np
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.audit.inputs.contract import BatchedRunMechanism
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.graph_sequences import GraphSequence
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.graph_sequences import GraphSequence
 from admmcheck.problems.online import OnlineProblem
 
 

@@ -24,10 +24,10 @@ import numpy as np
 
 from admmcheck.algorithms import run_pp
 from admmcheck.algorithms.madmm import madmm_dual_step
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import Network
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import Network
 from admmcheck.problems import ConsensusProblem
-from admmcheck.validation import positive_int, real
+from admmcheck.foundations.validation import positive_int, real
 
 PRIVATE_ETA_RANGE = (1.0, 4.0)  # η_i(1) / θ
 PRIVATE_GROWTH_RANGE = (1.0, 1.05)

@@ -40,9 +40,9 @@ from admmcheck.algorithms.madmm import madmm_dual_step
 from admmcheck.algorithms.private_radmm import recycled_gradient
 from admmcheck.algorithms.radmm import radmm_even_step
 from admmcheck.mechanisms.consensus import ReferenceMechanism
-from admmcheck.networks import Network
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import solve_local
+from admmcheck.problems.networks import Network
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem
 
 #: Where a mechanism adds no noise, recovered noise below this norm counts as zero.

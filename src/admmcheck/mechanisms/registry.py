@@ -20,7 +20,7 @@ from admmcheck.algorithms import (run_admm, run_admm_edge, run_dvp, run_madmm, r
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
-from admmcheck.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.foundations.errors import InvalidConfiguration, TheoremConditionWarning
 from admmcheck.mechanisms import conditions
 from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.mechanisms.dpsda import dpsda_privacy_loss, worst_case_loss
@@ -29,12 +29,12 @@ from admmcheck.mechanisms.families import CONSENSUS, ONLINE, SHARING, Family
 from admmcheck.mechanisms.releases import PenaltyPerturbation, PrimalPerturbation, RecycledOddSteps
 from admmcheck.mechanisms.sharing import sharing_privacy_loss
 from admmcheck.mechanisms.specs import AlgorithmSpec, MechanismSpec, OnlineSpec
-from admmcheck.networks import Network
+from admmcheck.problems.networks import Network
 from admmcheck.privacy import pp_bound, radmm_bound
 from admmcheck.privacy.dpsda import dpsda_claims
 from admmcheck.privacy.sharing import sharing_bound
-from admmcheck.schedules import GeometricSchedule, schedule_table
-from admmcheck.sharing_experiment import tradeoff_figure
+from admmcheck.solving.schedules import GeometricSchedule, schedule_table
+from admmcheck.experiments.sharing import tradeoff_figure
 
 __all__ = ["REGISTRY", "AlgorithmSpec", "MechanismSpec", "OnlineSpec", "Registry", "constant_eta", "register",
            "reference_mechanism"]

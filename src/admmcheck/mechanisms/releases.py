@@ -26,11 +26,11 @@ from typing import Any, Mapping
 import numpy as np
 
 from admmcheck.algorithms.private_radmm import odd_steps
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.local_solver import DEFAULT_TOL
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.local_solver import DEFAULT_TOL
 from admmcheck.mechanisms import privacy_loss as exact
 from admmcheck.mechanisms import worst_case as search
-from admmcheck.schedules import schedule_table
+from admmcheck.solving.schedules import schedule_table
 
 
 @dataclass(frozen=True)

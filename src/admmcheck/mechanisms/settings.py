@@ -1,7 +1,7 @@
 """The typed, frozen setting of each problem family: what a registered algorithm of the family runs on, and what its
 ``claim(setting)`` reads (one signature for every family).
 
-* :class:`ConsensusSetting`: data, partition, graph and horizon (:class:`~admmcheck.setting.ProblemSetting`) and the
+* :class:`ConsensusSetting`: data, partition, graph and horizon (:class:`~admmcheck.problems.setting.ProblemSetting`) and the
   parameters of the consensus algorithms (M-ADMM paper (7)-(10), (24)-(25); R-ADMM paper (10)-(13), (28)-(29)).
 * :class:`SharingSetting`: the columns of a dataset split among parties, and DP sharing's privacy parameters
   (ADMM-sharing paper (1), (5)-(9), Theorem 1, Corollary 1).
@@ -20,12 +20,12 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from typing import Any, ClassVar, Mapping
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number, split_top_level
-from admmcheck.schedules import ScheduleLike, parse_schedule
-from admmcheck.parameters import flag_of, parameter
-from admmcheck.setting import ProblemSetting, build_problem
-from admmcheck.validation import non_negative_int, positive_int, real, refuse_inapplicable
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number, split_top_level
+from admmcheck.solving.schedules import ScheduleLike, parse_schedule
+from admmcheck.foundations.parameters import flag_of, parameter
+from admmcheck.problems.setting import ProblemSetting, build_problem
+from admmcheck.foundations.validation import non_negative_int, positive_int, real, refuse_inapplicable
 
 
 def numbers(text: str) -> tuple[float, ...]:
@@ -42,12 +42,12 @@ def whole_numbers(text: str) -> tuple[int, ...]:
 
 
 def noise_schedule(text: str) -> ScheduleLike:
-    """A schedule (:func:`~admmcheck.schedules.parse_schedule`) that may be ``inf`` (no noise)."""
+    """A schedule (:func:`~admmcheck.solving.schedules.parse_schedule`) that may be ``inf`` (no noise)."""
     return parse_schedule(text, allow_infinite=True)
 
 
 def _flag(setting_type: type, name: str) -> str:
-    """The command-line spelling of field ``name`` of ``setting_type`` (:func:`admmcheck.parameters.flag_of`)."""
+    """The command-line spelling of field ``name`` of ``setting_type`` (:func:`admmcheck.foundations.parameters.flag_of`)."""
     known = {item.name: item for item in fields(setting_type)}
     return flag_of(known[name]) if name in known else "--" + name.replace("_", "-")
 
@@ -88,7 +88,7 @@ class FamilySetting:
 
 @dataclass(frozen=True)
 class ConsensusSetting(ProblemSetting, FamilySetting):
-    """A consensus problem (:class:`~admmcheck.setting.ProblemSetting`) and the consensus algorithms' parameters:
+    """A consensus problem (:class:`~admmcheck.problems.setting.ProblemSetting`) and the consensus algorithms' parameters:
     ``eta`` the penalty η_i(t) (a number, one per node or a formula in t and i; M-ADMM's η_i(1) with ``growth``
     q_i: η_i(t) = η_i(1) q_i^(t−1), §5.1), ``theta`` M-ADMM's dual step θ (9)-(10), ``gamma`` R-ADMM's even-step
     weight γ (11)-(13), ``alpha`` the noise parameter α_i(t) of the private mechanisms ((24); inf: no noise),
@@ -129,7 +129,7 @@ class ConsensusSetting(ProblemSetting, FamilySetting):
 
     @cached_property
     def built(self) -> tuple[Any, Any]:
-        """(:class:`~admmcheck.problems.ConsensusProblem`, :class:`~admmcheck.networks.Network`), built once."""
+        """(:class:`~admmcheck.problems.ConsensusProblem`, :class:`~admmcheck.problems.networks.Network`), built once."""
         return build_problem(self)
 
     def on_problem(self, problem: Any) -> "ConsensusSetting":
@@ -195,7 +195,7 @@ class SharingSetting(FamilySetting):
     def problem(self, normalise_rows: bool) -> Any:
         """The dataset's design split into ``parties`` near-equal consecutive column blocks (``normalise_rows``:
         every block's rows scaled to norm 1, Assumption 2.3, which DP sharing's Lemma 1 uses)."""
-        from admmcheck.datasets import dataset_by_name
+        from admmcheck.problems.datasets import dataset_by_name
         from admmcheck.problems.sharing import split_columns
 
         data = dataset_by_name(self.dataset, seed=self.seed, samples=self.samples, dim=self.dim,
@@ -263,7 +263,7 @@ class OnlineSetting(FamilySetting):
 
     def graphs(self, directed: bool) -> Any:
         """The seeded graph sequence (``directed``: push-sum's, DPSDA-PS)."""
-        from admmcheck.graph_sequences import random_sequence
+        from admmcheck.problems.graph_sequences import random_sequence
 
         return random_sequence(self.nodes, self.iterations, self.window, self.seed, directed=directed,
                                weights=self.weights)

@@ -32,7 +32,7 @@ import numpy as np
 
 from admmcheck.algorithms.sharing import PartySolver, run_dp_sharing, z_update
 from admmcheck.audit.inputs.contract import BatchedRunMechanism
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.problems.sharing import SharingProblem
 
 SUPPORT_TOL = 1e-8  # relative distance from a column space that counts as "on it"

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.claims.stated import TheoremClaim, gives
 from admmcheck.claims.values import Claim, PureDp
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.canaries import Canaries
 from admmcheck.mechanisms.candidates import RegisteredPairs, registered_pairs
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS

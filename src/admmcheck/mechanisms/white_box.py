@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from admmcheck.claims.values import ApproxDp, Claim
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.audit.statistics.loss_profile import loss_distribution, plot_loss_distribution
-from admmcheck.progress import Budget
+from admmcheck.foundations.progress import Budget
 
 #: Losses above beta * (1 + RELATIVE_TOL) + ABSOLUTE_TOL exceed the claim.
 RELATIVE_TOL, ABSOLUTE_TOL = 1e-9, 1e-9

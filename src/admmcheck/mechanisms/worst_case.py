@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.consensus import ReferenceMechanism, replace_record
 from admmcheck.mechanisms.privacy_loss import released_by
-from admmcheck.local_solver import solve_local
+from admmcheck.solving.local_solver import solve_local
 from admmcheck.problems import ConsensusProblem
 
 F_BOX = 50.0  # |f_k| <= F_BOX: the search box (the logistic loss saturates long before)

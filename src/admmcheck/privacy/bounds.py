@@ -19,11 +19,11 @@ import numpy as np
 
 from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import PureDp
-from admmcheck.errors import InvalidConfiguration, PreconditionError
-from admmcheck.networks import Network
+from admmcheck.foundations.errors import InvalidConfiguration, PreconditionError
+from admmcheck.problems.networks import Network
 from admmcheck.problems import LOGISTIC, NORM_SLACK, ConsensusProblem
-from admmcheck.schedules import ScheduleLike, schedule_table, step_schedule
-from admmcheck.validation import positive_int, real
+from admmcheck.solving.schedules import ScheduleLike, schedule_table, step_schedule
+from admmcheck.foundations.validation import positive_int, real
 
 #: -ln(1 - x) < 1.4 x holds on [0, 1/2]; both proofs use it with x = c1 / ((B_i/C)(rho/N + 2 eta V_i)).
 LOG_FACTOR = 1.4
@@ -146,7 +146,7 @@ class PrivacyBound(TheoremClaim):
         holds every t; ``iterations`` is not read).
 
         Values are floats; an infinite one (alpha = inf, no noise) stays ``inf`` here and
-        :func:`admmcheck.output.to_json` writes it as null listed under "non_finite".
+        :func:`admmcheck.foundations.output.to_json` writes it as null listed under "non_finite".
         """
         return {
             "theorem": self.theorem,
@@ -200,7 +200,7 @@ def radmm_bound(setting: BoundSetting, eta: ScheduleLike, alpha: ScheduleLike, i
     (2C/B_i)(1.4 c1 / (rho/N + 2 eta V_i) + alpha_i(k)). ``alpha`` is given per odd
     iteration, a (K, N) table or anything :func:`schedule_table` accepts. The curve P(t)
     has one entry per t = 1..T and is flat across even t. ``eta`` is Algorithm 2's constant or a
-    schedule over t = 1..T (:func:`~admmcheck.schedules.step_schedule`, the
+    schedule over t = 1..T (:func:`~admmcheck.solving.schedules.step_schedule`, the
     growing step sizes of Fig. 3); odd iteration k then uses eta(2k-1) — the per-iteration
     bound of the proof with that iteration's eta (the paper states (30) for a constant eta).
     Preconditions: ||x|| <= 1; c1 >= sup L''; Algorithm 2's 2 c1 < min_i (B_i/C)(rho/N + 2 eta V_i),

@@ -25,9 +25,9 @@ import numpy as np
 
 from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import PureDp
-from admmcheck.graph_sequences import GraphSequence, connected_every_step
+from admmcheck.problems.graph_sequences import GraphSequence, connected_every_step
 from admmcheck.problems.online import OnlineProblem
-from admmcheck.validation import real
+from admmcheck.foundations.validation import real
 
 
 @dataclass(frozen=True)

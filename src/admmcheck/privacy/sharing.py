@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from admmcheck.claims.stated import TheoremClaim
 from admmcheck.claims.values import ApproxDp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.validation import positive_int, real
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.validation import positive_int, real
 
 
 @dataclass(frozen=True)

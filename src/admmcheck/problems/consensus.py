@@ -27,8 +27,8 @@ from typing import Sequence
 import numpy as np
 from scipy.special import expit, log_expit
 
-from admmcheck.errors import InvalidProblem
-from admmcheck.output import write_atomic
+from admmcheck.foundations.errors import InvalidProblem
+from admmcheck.foundations.output import write_atomic
 
 # Rows may exceed the unit ball by rounding after a normalisation; nothing larger passes.
 NORM_SLACK = 1e-12
@@ -190,7 +190,7 @@ class ConsensusProblem:
             raise InvalidProblem(
                 f"sample {worst} of node {i} has ||x||_2 = {norms[worst]:.6g} > 1; the privacy "
                 "theorems assume ||x||_2 <= 1 (normalise rows, e.g. "
-                "admmcheck.datasets.normalize_features)"
+                "admmcheck.problems.datasets.normalize_features)"
             )
         if self.C > x.shape[0]:
             raise InvalidProblem(

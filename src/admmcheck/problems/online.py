@@ -18,8 +18,8 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from admmcheck.errors import InvalidProblem
-from admmcheck.validation import positive_int
+from admmcheck.foundations.errors import InvalidProblem
+from admmcheck.foundations.validation import positive_int
 
 
 @dataclass(frozen=True, eq=False)

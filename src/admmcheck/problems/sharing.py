@@ -28,7 +28,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit, log_expit
 
-from admmcheck.errors import InvalidProblem
+from admmcheck.foundations.errors import InvalidProblem
 
 #: Relative tolerance on ‖row‖ = 1 (Assumption 2.3) and on the smallest eigenvalue of D_mᵀD_m.
 NORM_TOLERANCE = 1e-9

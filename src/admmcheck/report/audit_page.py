@@ -18,7 +18,7 @@ import jinja2
 import numpy as np
 
 from admmcheck.audit.sequential import strict_bound
-from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 
 LAYOUT_ROWS = 20  # output_layout entries shown on the page (all of them are in audit.json)
 

@@ -15,7 +15,7 @@ import jinja2
 import numpy as np
 
 from admmcheck.report.audit_page import PAGE_STYLE, format_number, write_png
-from admmcheck.output import output_folder, to_json, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 CAVEAT = ("A one-run audit tests the canaries it drew, from the runs it made: \"no violation found\" is weak evidence, "
           "not a proof of privacy, and no bound exceeds what its number of canaries allows (see the notes). Audit "

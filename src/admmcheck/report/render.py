@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.report.model import Report
 
 TEMPLATE = """<!DOCTYPE html>
@@ -69,7 +69,7 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 
 def _figure(name: str, spec: dict):
     if spec["kind"] == "experiment":
-        from admmcheck.experiments import experiment_figure
+        from admmcheck.experiments.figures import experiment_figure
 
         return experiment_figure(spec["experiment"], spec["curves"])
     if spec["kind"] == "privacy-curves":

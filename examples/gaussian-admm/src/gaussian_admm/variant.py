@@ -41,13 +41,13 @@ import numpy as np
 from admmcheck.algorithms.admm import admm_dual_step, admm_primal_step
 from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.claims import ApproxDp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number
 from admmcheck.mechanisms.registry import MechanismSpec, constant_eta
 from admmcheck.mechanisms.settings import ConsensusSetting
-from admmcheck.noise import clip_norm, per_trial
-from admmcheck.parameters import parameter
-from admmcheck.validation import real
+from admmcheck.solving.noise import clip_norm, per_trial
+from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.validation import real
 
 NAME = "gaussian-admm"
 QUIET = "gaussian-admm-quiet"

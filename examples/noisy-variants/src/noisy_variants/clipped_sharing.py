@@ -25,11 +25,11 @@ from dataclasses import dataclass, replace
 
 from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.algorithms.sharing import PartySolver, z_update
-from admmcheck.formulas import parse_number
+from admmcheck.foundations.formulas import parse_number
 from admmcheck.mechanisms.registry import MechanismSpec
 from admmcheck.mechanisms.settings import SharingSetting
-from admmcheck.noise import clip_norm, per_trial
-from admmcheck.parameters import parameter
+from admmcheck.solving.noise import clip_norm, per_trial
+from admmcheck.foundations.parameters import parameter
 from admmcheck.privacy.sharing import SharingPrivacy, corollary1_total, gaussian_composition, theorem1_sigma
 from admmcheck.problems.sharing import SharingProblem
 

@@ -19,9 +19,9 @@ from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.mechanisms.conditions import MADMM
 from admmcheck.mechanisms.registry import MechanismSpec, constant_eta
 from admmcheck.mechanisms.releases import PrimalPerturbation
-from admmcheck.noise import gamma_noise_table
+from admmcheck.solving.noise import gamma_noise_table
 from admmcheck.privacy import PrivacyBound
-from admmcheck.schedules import schedule_table
+from admmcheck.solving.schedules import schedule_table
 
 NAME = "noisy-admm"
 

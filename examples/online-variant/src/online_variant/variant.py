@@ -46,15 +46,15 @@ import numpy as np
 
 from admmcheck.algorithms.runner import RunContext, algorithm
 from admmcheck.claims import ZeroConcentratedDp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number
-from admmcheck.graph_sequences import GraphSequence
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number
+from admmcheck.problems.graph_sequences import GraphSequence
 from admmcheck.mechanisms.registry import OnlineSpec
 from admmcheck.mechanisms.settings import OnlineSetting
-from admmcheck.noise import clip_norm, per_trial
-from admmcheck.parameters import parameter
+from admmcheck.solving.noise import clip_norm, per_trial
+from admmcheck.foundations.parameters import parameter
 from admmcheck.problems.online import OnlineProblem
-from admmcheck.validation import real
+from admmcheck.foundations.validation import real
 
 NAME = "gaussian-dual-averaging"
 QUIET = "gaussian-dual-averaging-quiet"

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from admmcheck.claims.values import ApproxDp
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 
 #: the (ε, δ) claim of the audits' first interface: :class:`~admmcheck.claims.ApproxDp`. Every audit takes any

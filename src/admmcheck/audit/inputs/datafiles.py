@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 NPZ_LAYOUTS = "arrays d0 and d1 (one dataset each), or X0, y0, X1, y1 (datasets (X0, y0) and (X1, y1))"
 

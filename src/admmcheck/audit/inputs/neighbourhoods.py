@@ -29,7 +29,7 @@ import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair, PairSequence
 from admmcheck.audit.inputs.datafiles import read_npz, read_table
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 NEIGHBOUR_KINDS = ("replace-one", "add-remove", "query-answers")
 DOMAIN_FORMS = ("box:LOW:HIGH (every column), box:LOW:HIGH,LOW:HIGH,... (one per column), set:FILE.csv "

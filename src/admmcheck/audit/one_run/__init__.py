@@ -4,7 +4,7 @@
 any hypothesised trade-off curve) of Mahloujifar, Melis & Chaudhuri (2025). Names are imported on first use.
 """
 
-from admmcheck.lazy import lazy_exports
+from admmcheck.foundations.lazy import lazy_exports
 
 _HOMES = {
     "admmcheck.audit.one_run.bounds": ("epsilon_lower_bound", "gaussian_dp_lower_bound", "one_run_p_value",

@@ -26,8 +26,8 @@ from typing import Callable
 from scipy import special, stats
 
 from admmcheck.audit.statistics.estimators import cp_lower
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.validation import non_negative_int, positive_int
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.validation import non_negative_int, positive_int
 
 #: how finely the largest refuted ε or μ is located (the bound returned is the lower end of its last bracket)
 TOLERANCE = 1e-9

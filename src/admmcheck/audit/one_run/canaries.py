@@ -34,9 +34,9 @@ from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.sampling import Sampler, Source, Task
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.claims.values import ApproxDp, Claim, GaussianDp
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.progress import Budget
-from admmcheck.validation import one_of, positive_int
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.progress import Budget
+from admmcheck.foundations.validation import one_of, positive_int
 
 #: the shares of all canaries guessed (half "included", half "excluded"), fixed before any score is seen
 GUESS_SHARES = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)

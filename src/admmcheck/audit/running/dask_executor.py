@@ -26,7 +26,7 @@ from typing import Any
 
 
 from admmcheck.audit.running.worker_process import WorkerProcess
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
 #: On a Dask worker process: (audit key, thread) -> that thread's supervised worker for the audit

@@ -15,7 +15,7 @@ import numpy as np
 
 from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
 from admmcheck.audit.running.octave import OctaveMechanism, OctaveNeighbours
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 
 def load_callable(spec: str, role: str = "mechanism") -> Callable:

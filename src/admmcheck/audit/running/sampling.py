@@ -58,7 +58,7 @@ from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.audit.inputs.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.running.worker_process import WorkerDied, WorkerProcess
-from admmcheck.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
+from admmcheck.foundations.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
 
 
 @dataclass(frozen=True)

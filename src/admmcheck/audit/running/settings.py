@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from admmcheck.audit.running.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.formulas import parse_number
-from admmcheck.parameters import parameter
-from admmcheck.validation import non_negative_int, positive_int, real
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.formulas import parse_number
+from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.validation import non_negative_int, positive_int, real
 
 #: Samples per side below this leave too few for the selection and the bounding split.
 MIN_SAMPLES = 200

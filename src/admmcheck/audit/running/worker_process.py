@@ -27,7 +27,7 @@ from typing import Any
 from admmcheck.audit.running.limits import WorkerLimits
 from admmcheck.audit.running.progress import WRITTEN, Progress, create_file, where
 from admmcheck.audit.running.channel import MAGIC, PREFIX
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 # Read by BLAS and OpenMP when they load: one thread per worker process, as the engine's own runs use
 # (several workers share the cores; a scikit-learn fit inside a mechanism was 11x slower under load).

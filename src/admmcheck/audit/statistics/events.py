@@ -49,7 +49,7 @@ import numpy as np
 from admmcheck.audit.statistics.additive import CoordinateCodes, SharedCodes, atoms_of
 from admmcheck.audit.inputs.outputs import Layout
 from admmcheck.audit.statistics.estimators import RATIO_TEST, better_estimator, cp_lower, cp_upper, epsilon_bound
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 QUANTILES = 400
 TAIL_CUTS = 24  # thresholds among the most extreme scores of each tail (see best_threshold)

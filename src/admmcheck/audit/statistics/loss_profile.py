@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 QUANTILE_LEVELS = (0.5, 0.9, 0.99, 0.999)
 HISTOGRAM_BINS = 40  # bins of the finite losses in ``as_dict()["histogram"]``
@@ -135,7 +135,7 @@ def plot_loss_distribution(losses: np.ndarray, summary: LossDistribution, path: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from admmcheck.output import write_atomic
+    from admmcheck.foundations.output import write_atomic
 
     finite = np.asarray(losses, float)[np.isfinite(losses)]
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 3.8))

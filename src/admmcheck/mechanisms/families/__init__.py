@@ -4,7 +4,7 @@
 What differs between families lives here and nowhere else: the registry, the commands and the report ask a spec's
 family."""
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.families.base import Family, Statement
 from admmcheck.mechanisms.families.consensus import CONSENSUS
 from admmcheck.mechanisms.families.online import ONLINE

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from admmcheck.claims.values import Claim
-from admmcheck.errors import InvalidConfiguration, PreconditionError
+from admmcheck.foundations.errors import InvalidConfiguration, PreconditionError
 from admmcheck.mechanisms.canaries import ConsensusCanaries
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
 from admmcheck.mechanisms.families.base import Family, Statement, precondition_lines
@@ -28,12 +28,12 @@ from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.mechanisms.white_box import Auditable, consensus_white_box
 from admmcheck.mechanisms.worst_case import worst_case
-from admmcheck.networks import Network
-from admmcheck.oracle import Optimum, centralized_optimum
-from admmcheck.output import output_file
+from admmcheck.problems.networks import Network
+from admmcheck.solving.oracle import Optimum, centralized_optimum
+from admmcheck.foundations.output import output_file
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Run, describe_seed
-from admmcheck.schedules import describe_schedule
+from admmcheck.solving.runs import Run, describe_seed
+from admmcheck.solving.schedules import describe_schedule
 
 
 def _record_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, Any]:

@@ -1,13 +1,13 @@
 """The online family (DPSDA paper (4)-(23)): n nodes learn online over a time-varying graph sequence, one function f_t
 per round; a run is ``run(problem, graphs=, gradient_noise=, iterations=, seeds=, sigma=, **arguments(setting))``
-and returns a :class:`~admmcheck.runs.Run` whose ``extras`` hold ``broadcast`` (trials, T, n, d), the messages
+and returns a :class:`~admmcheck.solving.runs.Run` whose ``extras`` hold ``broadcast`` (trials, T, n, d), the messages
 released, and ``decision`` (trials, T+1, n, d), the decisions x_i(t) the regret reads. ``sigma`` is the noise scale,
 from ``arguments`` or the object ``claim(setting)`` returns. Its spec is an :class:`~admmcheck.mechanisms.specs.OnlineSpec`, which says whether
 its graphs are directed (``push_sum``).
 
 * **Setting**: :class:`~admmcheck.mechanisms.settings.OnlineSetting` (the problem is §6.1's online linear
   regression, :class:`~admmcheck.problems.online.OnlineProblem`; the graphs a
-  :class:`~admmcheck.graph_sequences.GraphSequence`).
+  :class:`~admmcheck.problems.graph_sequences.GraphSequence`).
 * **Neighbours**: DPSDA's Definition 1, one round's function f_t0 replaced (its target b negated); the smoke audit
   changes round 1 (``--changed-round 1``). The last round enters nothing released, so it is never a candidate.
 * **At registration**: a mechanism with ``exact_loss=`` and ``worst_case=`` gets the Laplace white box
@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 
 from admmcheck.claims.stated import TheoremClaim, gives
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.dpsda import DpsdaMechanism, change_one_round, released_round
 from admmcheck.mechanisms.families.base import Family, Statement, precondition_lines
 from admmcheck.mechanisms.settings import OnlineSetting
 from admmcheck.mechanisms.white_box import Auditable, online_white_box
-from admmcheck.runs import describe_seed
+from admmcheck.solving.runs import describe_seed
 
 
 def _round_pair(problem: Any, t0: int, kind: str = "negated-target") -> tuple[Any, Any]:
@@ -89,7 +89,7 @@ class OnlineFamily(Family):
     def run(self, spec: Any, setting: OnlineSetting, export_problem: Any = None) -> dict[str, object]:
         """``setting.trials`` independent runs on the same function sequence: the pseudo-regret (3), the
         running-average regret (19) and the claim's regret bound where it gives one."""
-        from admmcheck.oracle import hindsight_optimum
+        from admmcheck.solving.oracle import hindsight_optimum
 
         if export_problem is not None:
             raise InvalidConfiguration("--export-problem writes a consensus or sharing problem; the online "

@@ -26,8 +26,8 @@ from admmcheck.mechanisms.families.base import Family, Statement, precondition_l
 from admmcheck.mechanisms.settings import SharingSetting
 from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row
 from admmcheck.mechanisms.white_box import Auditable, sharing_white_box
-from admmcheck.output import output_file, write_atomic
-from admmcheck.runs import describe_seed
+from admmcheck.foundations.output import output_file, write_atomic
+from admmcheck.solving.runs import describe_seed
 
 
 def _row_pair(problem: Any, where: tuple[int, int], kind: str) -> tuple[Any, Any]:
@@ -87,7 +87,7 @@ class SharingFamily(Family):
     def run(self, spec: Any, setting: SharingSetting, export_problem: Any = None) -> dict[str, object]:
         """One run (seed ``setting.seed``) against CVXPY; a private one draws the noise of its claim on rows
         normalised as Assumption 2.3 asks."""
-        from admmcheck.oracle import sharing_optimum
+        from admmcheck.solving.oracle import sharing_optimum
 
         problem = setting.problem(normalise_rows=spec.private)
         if export_problem is not None:

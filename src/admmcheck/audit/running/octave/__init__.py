@@ -42,7 +42,7 @@ import numpy as np
 
 from admmcheck.audit.inputs.contract import Pair
 from admmcheck.audit.running.octave.codec import pack, unpack
-from admmcheck.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 HERE = Path(__file__).parent
 STARTUP_TIMEOUT = 60.0  # seconds for Octave to start and answer a request that runs no audited code

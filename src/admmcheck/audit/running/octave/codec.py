@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 _NUMERIC = {"D": np.float64, "S": np.float32, "b": np.int8, "B": np.uint8, "h": np.int16, "H": np.uint16,
             "i": np.int32, "I": np.uint32, "q": np.int64, "Q": np.uint64}

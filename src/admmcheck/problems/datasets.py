@@ -21,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from admmcheck.errors import InvalidDataset
-from admmcheck.inputs import read_text_file
+from admmcheck.foundations.errors import InvalidDataset
+from admmcheck.foundations.inputs import read_text_file
 from admmcheck.problems import ConsensusProblem, problem_from_partition
 
 

@@ -8,7 +8,7 @@ from typing import Mapping, TypeVar
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 Config = TypeVar("Config")
 

@@ -15,7 +15,7 @@ from typing import Iterable, Iterator, TypeVar
 
 from tqdm import tqdm
 
-from admmcheck.errors import InvalidConfiguration
+from admmcheck.foundations.errors import InvalidConfiguration
 
 Item = TypeVar("Item")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from admmcheck.errors import AdmmcheckError
+from admmcheck.foundations.errors import AdmmcheckError
 
 
 def read_text_file(path: str | Path, what: str, error: type[AdmmcheckError], expected: str) -> str:

@@ -20,7 +20,7 @@ from typing import Callable, IO
 
 import numpy as np
 
-from admmcheck.errors import OutputError
+from admmcheck.foundations.errors import OutputError
 
 
 def _refuse(message: str, name: str) -> OutputError:

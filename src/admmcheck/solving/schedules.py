@@ -12,9 +12,9 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration, InvalidFormula
-from admmcheck.formulas import parse_formula, parse_number, split_top_level
-from admmcheck.validation import real
+from admmcheck.foundations.errors import InvalidConfiguration, InvalidFormula
+from admmcheck.foundations.formulas import parse_formula, parse_number, split_top_level
+from admmcheck.foundations.validation import real
 
 
 def _per_node(name: str, value: float | Sequence[float], nodes: int) -> np.ndarray:
@@ -51,7 +51,7 @@ class ExpressionSchedule:
     """A schedule written as a formula in ``t`` (iteration, 1-based) and ``i`` (node, 1-based).
 
     Example: ``"0.5*1.1^(t-1)"`` is eta(t) = 0.5 * 1.1^(t-1) for every node. Read by the
-    safe grammar of :mod:`admmcheck.formulas` (never evaluated as Python); ``^`` means
+    safe grammar of :mod:`admmcheck.foundations.formulas` (never evaluated as Python); ``^`` means
     power and ``k`` is accepted for ``t`` (R-ADMM counts its odd iterations k = 1..K).
     """
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.errors import SolverError
+from admmcheck.foundations.errors import SolverError
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.online import OnlineProblem
 from admmcheck.problems.sharing import SharingProblem

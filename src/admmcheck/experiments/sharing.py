@@ -91,7 +91,7 @@ def tradeoff_figure(seed: int) -> dict[str, object]:
     """The sharing paper's DP trade-off (§5, Fig. 3) on breast-cancer: test log-loss of DP ADMM
     sharing (2 parties, rho = 1e-3, 50 epochs, rows normalised per block, Theorem 1's sigma at
     delta = 1e-5; mean of 3 runs) against epsilon, and the noiseless run."""
-    from admmcheck.datasets import breast_cancer
+    from admmcheck.problems.datasets import breast_cancer
     from admmcheck.problems.sharing import split_columns
 
     data = breast_cancer()

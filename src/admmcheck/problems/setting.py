@@ -1,18 +1,18 @@
 """The setting every consensus command builds its problem from: :class:`ProblemSetting` (data,
 partition, graph, horizon) and :func:`build_problem`, which turns it into a
-:class:`~admmcheck.problems.ConsensusProblem` and a :class:`~admmcheck.networks.Network`."""
+:class:`~admmcheck.problems.ConsensusProblem` and a :class:`~admmcheck.problems.networks.Network`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-from admmcheck.datasets import dataset_by_name, make_problem, uneven_sizes
-from admmcheck.networks import GRAPH_KINDS, Network, network_by_name
+from admmcheck.problems.datasets import dataset_by_name, make_problem, uneven_sizes
+from admmcheck.problems.networks import GRAPH_KINDS, Network, network_by_name
 from admmcheck.problems import ConsensusProblem
-from admmcheck.formulas import parse_number
-from admmcheck.parameters import parameter
-from admmcheck.validation import non_negative_int, one_of, positive_int, real
+from admmcheck.foundations.formulas import parse_number
+from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.validation import non_negative_int, one_of, positive_int, real
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class ProblemSetting:
 
 def build_problem(config: ProblemSetting, uneven: bool = False) -> tuple[ConsensusProblem, Network]:
     """Dataset, partition (even, or with ``uneven`` seeded Dirichlet shares of at least 20 rows
-    each: :func:`~admmcheck.datasets.uneven_sizes`) and network described by ``config``."""
+    each: :func:`~admmcheck.problems.datasets.uneven_sizes`) and network described by ``config``."""
     dataset = dataset_by_name(config.dataset, seed=config.seed, samples=config.samples, dim=config.dim)
     sizes = None
     if uneven:

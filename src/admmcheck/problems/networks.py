@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from admmcheck.errors import InvalidNetwork
-from admmcheck.inputs import read_text_file
+from admmcheck.foundations.errors import InvalidNetwork
+from admmcheck.foundations.inputs import read_text_file
 
 if TYPE_CHECKING:
     import networkx as nx

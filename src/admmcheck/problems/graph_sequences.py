@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.validation import positive_int
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.validation import positive_int
 
 STOCHASTIC_TOL = 1e-12
 

@@ -8,7 +8,7 @@
 
 Every sampler takes a :class:`numpy.random.Generator`. :func:`per_trial` stacks draws made
 with one generator per trial, so trial k of a batch sees the same noise as a run of trial k
-alone (the convention of :mod:`admmcheck.runs`).
+alone (the convention of :mod:`admmcheck.solving.runs`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.validation import positive_int
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.validation import positive_int
 
 
 def _positive_array(name: str, value: float | np.ndarray, allow_infinite: bool) -> np.ndarray:

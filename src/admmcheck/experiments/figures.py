@@ -29,15 +29,15 @@ from admmcheck.algorithms.madmm import run_madmm
 from admmcheck.algorithms.pp import run_dvp, run_pp
 from admmcheck.algorithms.radmm import run_radmm
 from admmcheck.algorithms.private_radmm import run_private_radmm
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import Network
-from admmcheck.output import output_folder, to_json, write_atomic, write_text_atomic
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import Network
+from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.privacy import BoundSetting, pp_alpha_for_target, pp_bound, radmm_bound
 from admmcheck.privacy.bounds import LOG_FACTOR
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Run, trial_seeds
-from admmcheck.schedules import GeometricSchedule, step_schedule
-from admmcheck.validation import positive_int
+from admmcheck.solving.runs import Run, trial_seeds
+from admmcheck.solving.schedules import GeometricSchedule, step_schedule
+from admmcheck.foundations.validation import positive_int
 
 EXPERIMENTS = ("madmm-fig1", "madmm-fig2", "madmm-fig3", "madmm-fig4", "radmm-fig1", "radmm-fig2", "radmm-fig3")
 #: The large-network experiments: madmm-fig2's comparison at alpha(1) = 3 on 100 nodes of a random
@@ -303,7 +303,7 @@ def madmm_fig1(
     common eta(t) = 0.5 q1^(t-1) for each q1 in ``growths``. Theorem 3.2 / §5.1: a faster growing
     penalty converges more slowly (tested by :func:`paper_claim` on the objective gap at T).
     """
-    from admmcheck.oracle import centralized_optimum
+    from admmcheck.solving.oracle import centralized_optimum
 
     iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
     optimum = centralized_optimum(problem)
@@ -339,9 +339,9 @@ def radmm_fig1(
     re-partitioned evenly over each network (``network`` is not used: the figure names its own);
     the graphs are ``random_connected(N, seed)``. §V.A: larger gamma lowers the convergence rate
     (tested by :func:`paper_claim` on the objective gap at T)."""
-    from admmcheck.datasets import Dataset, make_problem
-    from admmcheck.networks import random_connected
-    from admmcheck.oracle import centralized_optimum
+    from admmcheck.problems.datasets import Dataset, make_problem
+    from admmcheck.problems.networks import random_connected
+    from admmcheck.solving.oracle import centralized_optimum
 
     iterations, runs = positive_int("iterations", iterations), positive_int("runs", runs)
     data = Dataset(np.vstack(problem.features), np.concatenate(problem.labels), "experiment data")

@@ -17,12 +17,12 @@ from typing import Mapping, Sequence, Union
 
 import numpy as np
 
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.networks import Network
-from admmcheck.oracle import Optimum
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.problems.networks import Network
+from admmcheck.solving.oracle import Optimum
 from admmcheck.problems import ConsensusProblem
 from admmcheck.problems.sharing import SharingProblem
-from admmcheck.validation import positive_int, real
+from admmcheck.foundations.validation import positive_int, real
 
 SeedLike = Union[int, np.random.SeedSequence]
 Seeds = Union[SeedLike, Sequence[SeedLike]]

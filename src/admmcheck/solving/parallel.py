@@ -22,8 +22,8 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from admmcheck.audit.running.limits import available_cores
-from admmcheck.errors import InvalidConfiguration
-from admmcheck.runs import Run, as_seed_sequences
+from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.solving.runs import Run, as_seed_sequences
 
 DEFAULT_BLOCK = 1000  # trials per block: measured fastest for N=5, d=5, B_i=50 (500-1000)
 
@@ -67,13 +67,13 @@ def run_blocks(run: Callable[..., Run], problem, network, *, seeds, block: int =
 
 def run_parallel(run: Callable[..., Run], problem, network, *, seeds, block: int = DEFAULT_BLOCK,
                  workers: int | None = None, **options) -> Run:
-    """:func:`run_blocks` joined into one :class:`~admmcheck.runs.Run` (all trials in memory)."""
+    """:func:`run_blocks` joined into one :class:`~admmcheck.solving.runs.Run` (all trials in memory)."""
     return concatenate_runs(list(run_blocks(run, problem, network, seeds=seeds, block=block, workers=workers,
                                             **options)))
 
 
 def concatenate_runs(runs: Sequence[Run]) -> Run:
-    """One :class:`~admmcheck.runs.Run` holding the trials of ``runs`` in order (same algorithm,
+    """One :class:`~admmcheck.solving.runs.Run` holding the trials of ``runs`` in order (same algorithm,
     problem and parameters; the wall time is the sum)."""
     if not runs:
         raise InvalidConfiguration("no runs to concatenate")

@@ -18,7 +18,7 @@ arithmetic, on the size of powers keep every evaluation short: a formula such as
 
 Two evaluations exist: :meth:`Formula.values` in float64 on a (T, N) grid (schedules) and
 :meth:`Formula.exact` in rationals (``Fraction``; the exact conditions). Every failure is
-an :class:`~admmcheck.errors.InvalidFormula` that names the text and, for a grid, the
+an :class:`~admmcheck.foundations.errors.InvalidFormula` that names the text and, for a grid, the
 first (t, i) where the value is not a finite positive number.
 """
 
@@ -33,7 +33,7 @@ from typing import Callable, Union
 
 import numpy as np
 
-from admmcheck.errors import InvalidFormula
+from admmcheck.foundations.errors import InvalidFormula
 
 MAX_LENGTH = 1000
 """Longest formula text accepted, in characters."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from admmcheck.errors import SolverError
+from admmcheck.foundations.errors import SolverError
 from admmcheck.problems import ConsensusProblem, LogisticLoss
 
 DEFAULT_TOL = 1e-10

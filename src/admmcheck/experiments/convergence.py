@@ -20,12 +20,12 @@ from typing import Callable
 import numpy as np
 
 from admmcheck.algorithms import run_admm, run_admm_edge, run_madmm, run_radmm
-from admmcheck.datasets import breast_cancer, make_problem, synthetic
-from admmcheck.networks import Network, ring
-from admmcheck.oracle import Optimum, centralized_optimum
+from admmcheck.problems.datasets import breast_cancer, make_problem, synthetic
+from admmcheck.problems.networks import Network, ring
+from admmcheck.solving.oracle import Optimum, centralized_optimum
 from admmcheck.problems import ConsensusProblem
-from admmcheck.runs import Run
-from admmcheck.schedules import GeometricSchedule
+from admmcheck.solving.runs import Run
+from admmcheck.solving.schedules import GeometricSchedule
 
 GAP_TOLERANCE = 1e-6
 MATCH_TOLERANCE = 1e-9
