@@ -29,7 +29,7 @@ from scipy import integrate, optimize, stats
 from admmcheck.audit import PrivacyClaim, Source, audit
 from admmcheck.audit.statistics.curve import CurveSet, bound_curve
 from admmcheck.audit.statistics.events import Event
-from admmcheck.report.audit_page import write_audit_page
+from admmcheck.report.audit_page import render_audit_page
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict
 from admmcheck.report.render import render
@@ -205,14 +205,14 @@ def test_the_claims_curve_is_the_edge_of_its_privacy_region():
 def test_the_page_and_the_report_draw_the_curve_against_the_claim(case, tmp_path):
     name, result, *_ = case
     summary = result.as_dict() | {"command": "admmcheck audit code ...", "versions": {"numpy": np.__version__}}
-    paths = write_audit_page(summary, tmp_path / "page")
+    paths = render_audit_page(summary, tmp_path / "page")
     assert paths["privacy_curve.png"].read_bytes().startswith(b"\x89PNG")
     html = paths["html"].read_text()
     section = html[html.index('id="privacy-curve"'):html.index('id="candidates"')]
     assert "The (&epsilon;, &delta;) curve" in section and section.count('src="data:image/png;base64,') == 1
     assert "refutes nothing" in section  # the claim is correct
     refuted = summary | {"privacy_curve": summary["privacy_curve"] | {"exceeds_claim_at_epsilon": [0.2, 0.4]}}
-    html = write_audit_page(refuted, tmp_path / "refuted")["html"].read_text()
+    html = render_audit_page(refuted, tmp_path / "refuted")["html"].read_text()
     assert "lies above the curve of the claim at 2 grid point(s) of epsilon between 0.2 and 0.4" in html
     report = Report("smoke", 0)
     report.add(Verdict(name, "black-box audit", "pass", "", "admmcheck audit", 0.0), 0.0)

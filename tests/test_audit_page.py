@@ -12,7 +12,7 @@ import numpy as np
 from system import needs
 
 from admmcheck.cli import main
-from admmcheck.report.audit_page import write_audit_page
+from admmcheck.report.audit_page import render_audit_page
 
 CHROMIUM = shutil.which("chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -75,7 +75,7 @@ def no_violation() -> dict:
 
 
 def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_path):
-    paths = write_audit_page(violation(), tmp_path / "report")
+    paths = render_audit_page(violation(), tmp_path / "report")
     assert set(paths) == {"json", "html", "histogram.png"} and all(p.is_file() for p in paths.values())
     assert paths["histogram.png"].read_bytes().startswith(b"\x89PNG")
     document = json.loads(paths["json"].read_text())
@@ -91,7 +91,8 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     assert "x0[1] &gt; 2.75 &lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
     assert ">4321<" in html and ">0<" in html and "[0.2478, 0.2607]" in html
     assert "delta ≥ 0.0123" in html
-    assert "comes from the conditional ratio test on these counts" in html and "not from the intervals" in html
+    assert "comes from the conditional ratio test estimator: the conditional ratio test on the two counts" in html
+    assert "not the two intervals" in html
     assert "<td>conditional ratio test</td>" in html and "<td>two intervals</td>" in html  # one row each
     assert "<th>beta</th><td>1.34</td>" in html and "<th>holds</th><td>yes</td>" in html  # the theorem rows
     assert html.count('src="data:image/png;base64,') == 1
@@ -103,7 +104,7 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
 
 
 def test_no_violation_page_says_not_a_proof_and_not_reproducible(tmp_path):
-    paths = write_audit_page(no_violation(), tmp_path)
+    paths = render_audit_page(no_violation(), tmp_path)
     document = json.loads(paths["json"].read_text())
     assert document["verdict"] == "no-violation-found" and document["epsilon_lower_bound"] == 0.9104
     assert "non_finite" not in document
@@ -115,7 +116,7 @@ def test_no_violation_page_says_not_a_proof_and_not_reproducible(tmp_path):
     assert "admmcheck audit: third-party &lt;lib&gt;" in html
     assert ">1234<" in html and ">3456<" in html and "more likely under\n<b>d1</b>" in html
     assert "no evidence of delta above 0" in html and "-0.004" not in html
-    assert "comes from the two one-sided Clopper&ndash;Pearson intervals above" in html  # no estimator: older JSON
+    assert "comes from the two intervals estimator: two one-sided Clopper-Pearson intervals" in html  # older JSON
     assert "point estimate: epsilon ≈ 1.02" in html
     assert html.count('src="data:image/png;base64,') == 1 and "histogram.png" in paths
     assert "<th>seed</th><td>11</td>" in html and "reproducible: no" in html
@@ -135,7 +136,7 @@ def test_a_sequential_audit_page_shows_the_e_value_and_the_looks_and_no_interval
                            {"look": 2, "samples": 125, "e_value": 29.5, "bets": [
                                {"pair": 0, "slot": 0, "event": "x < 0.21 <i>", "stake": 0.16},
                                {"pair": 0, "slot": 1, "event": "y > 2", "stake": 0.0}]}]}}
-    html = write_audit_page(summary, tmp_path)["html"].read_text()
+    html = render_audit_page(summary, tmp_path)["html"].read_text()
     assert 'violation: epsilon &gt; 1 at 95 % confidence' in html  # the claim refuted: epsilon above it
     section = html[html.index('id="sequential"'):html.index('id="histogram"')]
     assert "stopped after 125 of 20000 samples per side, in\n2 looks" in section and "<b>29.5</b>" in section
@@ -148,7 +149,7 @@ def test_without_histogram_the_page_says_so_and_draws_nothing(tmp_path):
     summary = no_violation()
     del summary["histogram"]
     summary["complete"] = False
-    paths = write_audit_page(summary, tmp_path)
+    paths = render_audit_page(summary, tmp_path)
     assert set(paths) == {"json", "html"} and not (tmp_path / "histogram.png").exists()
     html = paths["html"].read_text()
     assert "No picture is available for this event." in html and "data:image/png" not in html

@@ -280,13 +280,20 @@ def test_sequential_with_a_checkpoint_is_refused_naming_the_parameter_or_the_fla
 def test_an_infinite_point_estimate_is_said_to_rest_on_the_samples_counted_not_called_a_support_mismatch(capsys):
     """0 of 20 in a sequential look (or 0 of any n) is what was seen: the CLI says so with the count, and does not
     claim that the other dataset cannot give the output."""
-    from admmcheck.cli import _print_audit_head
-    summary = {"verdict": "violation", "epsilon_lower_bound": 1.0, "confidence": 0.95, "epsilon_estimate": math.inf,
-               "lower_bound": {"parameter": "epsilon", "value": 1.0, "claimed": 1.0},
-               "event_more_likely_under": "d1", "event": "x > 1", "candidates": [],
-               "p_d0": {"count": 0, "n": 20}, "p_d1": {"count": 6, "n": 20},
-               "sequential": {"e_value": 21.5, "threshold": 20.0, "looks": [{}, {}], "refuted_epsilon": 1.0}}
-    _print_audit_head(summary, "claimed epsilon = 1.0")
+    from admmcheck.audit.inputs.outputs import Layout
+    from admmcheck.audit.result import AuditResult
+    from admmcheck.audit.running.sampling import Randomness
+    from admmcheck.claims import ApproxDp
+
+    result = AuditResult(
+        verdict="violation", epsilon_lower_bound=1.0, claim=ApproxDp(1.0), confidence=0.95, samples=20,
+        selection_samples=(0, 0), bounding_samples=(20, 20), event="x > 1", family="threshold", numerator=1, pair=0,
+        counts=(0, 6), intervals=((0.0, 0.0), (0.0, 0.0)), delta_lower_bound=0.0, candidates=(), intervals_bounded=2,
+        seed=0, wall_time_s=0.1, layout=Layout((("output", ()),)), pairs=1, complete=True,
+        randomness=Randomness("auto", "seeded", True, "seeded"), epsilon_estimate=math.inf, mode="sequential",
+        sequential={"e_value": 21.5, "threshold": 20.0, "looks": [{}, {}], "refuted_epsilon": 1.0}, lower_bound=1.0)
+    print(result)
     text = capsys.readouterr().out
+    assert text.startswith("violation: epsilon > 1.0000 with confidence 0.95 (claimed epsilon = 1, delta = 0)")
     assert "point estimate: infinite: d0 gave no output in this event in the 20 samples counted" in text
     assert "support mismatch" not in text

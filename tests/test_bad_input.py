@@ -218,7 +218,7 @@ def test_an_unexpected_error_is_reported_as_a_bug_with_exit_3(capsys, monkeypatc
     def broken(args):
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setitem(cli.COMMANDS, "verify", broken)
+    monkeypatch.setattr(cli, "_command_verify", broken)
     assert main(["verify"]) == EXIT_BUG
     err = capsys.readouterr().err
     assert "internal error: ZeroDivisionError: a bug" in err and "please report it" in err

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from admmcheck.cli import _new_spelling, _parser, main
+from admmcheck.cli import _parser, main
+from admmcheck.commands.spellings import new_spelling
 
 REQUIRED = {"algorithm", "iterations", "objective_gap", "consensus_error", "final_mean", "wall_time_s"}
 
@@ -84,7 +85,7 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     for verdict in out["verdicts"]:  # each recorded command is spelled as the command line reads it now
         words = shlex.split(verdict["command"].split(" (")[0].split(" and ")[0])[1:]
         args, unknown = _parser().parse_known_args(words)
-        assert unknown == [] and _new_spelling(words) == words, verdict["command"]
+        assert unknown == [] and new_spelling(words, print) == words, verdict["command"]
     convergence = [v for v in out["verdicts"] if v["check"].split(" (")[0] in
                    ("admm converges", "madmm converges", "radmm converges", "edge = simplified", "madmm(eta=theta) = admm")]
     assert len(convergence) == 10 and all(v["verdict"] == "pass" for v in convergence)
@@ -128,7 +129,7 @@ def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(cap
         ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)"), ("dpsda-ps", "preconditions the proofs use")]
     spec = REGISTRY["dpsda-ps"]
     alone = spec.family.run(spec, OnlineSetting(iterations=100, trials=3, seed=0))
-    assert out["verdicts"][0]["value"] == alone["regret"]
+    assert out["verdicts"][0]["value"] == alone.as_dict()["regret"]
     assert main(["verify", "--only", "pp,nope", "--out", str(tmp_path)]) == 2
     assert "--only pp,nope: no registered name nope; choose among admm," in capsys.readouterr().err
     assert main(["verify", "--only", "pvp", "--out", str(tmp_path)]) == 2
@@ -336,7 +337,7 @@ def test_every_way_out_of_main_but_a_written_verdict_is_a_non_zero_exit(monkeypa
             return cli.EXIT_OK
         raise raised
 
-    monkeypatch.setitem(cli.COMMANDS, "audit", command)
+    monkeypatch.setattr(cli, "_audit_code", command)
     if status is None:
         with pytest.raises(type(raised)):
             cli.main(AUDIT_ARGS)
@@ -353,7 +354,7 @@ def test_every_way_out_of_main_but_a_written_verdict_is_a_non_zero_exit(monkeypa
 def test_a_broken_pipe_is_a_reader_that_stopped_early_only_when_stdout_itself_is_closed():
     script = ("import sys\nfrom admmcheck import cli\n"
               "def command(args):\n    print('x' * 100000, flush=True)\n    return cli.EXIT_OK\n"
-              f"cli.COMMANDS['audit'] = command\nsys.exit(cli.main({AUDIT_ARGS!r}))\n")
+              f"cli._audit_code = command\nsys.exit(cli.main({AUDIT_ARGS!r}))\n")
     process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     process.stdout.close()  # stdout's reader is gone: the print fails with BrokenPipeError
     stderr = process.stderr.read().decode()

@@ -142,7 +142,7 @@ def test_verify_a_new_algorithm_examples_run(tmp_path, monkeypatch):
         for code in blocks("verify-a-new-algorithm.md", "python"):
             exec(compile(code, "verify-a-new-algorithm.md", "exec"), namespace)  # noqa: S102 - our own docs
         assert namespace["run"].algorithm == "noisy-admm"
-        assert namespace["black"].verdict == "no-violation-found" and namespace["white"]["verdict"] == "within-claim"
+        assert namespace["black"].verdict == "no-violation-found" and namespace["white"].verdict == "within-claim"
         assert namespace["audited"].summary["theorem"]["beta"] == namespace["audited"].claimed.epsilon > 0
     finally:
         for name in ("noisy-admm", "clipped-sharing", "quiet-admm"):

@@ -131,7 +131,8 @@ def test_a_budget_spent_before_any_gamma_holds_claims_nothing():
 
 
 def test_cli_max_time_exits_4_with_the_partial_result(capsys):
-    from admmcheck.cli import EXIT_INCOMPLETE, main
+    from admmcheck.cli import main
+    from admmcheck.foundations.results import EXIT_INCOMPLETE
 
     code = main(["conditions", "radmm", "--graph", "ring:7", "--lipschitz", "1/4", "--find-gamma",
                  "--max-time", "1e-9", "--json"])

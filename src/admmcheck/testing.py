@@ -347,7 +347,7 @@ def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None
                                        "families with one (consensus, sharing) by name", parameter="algorithm")
         defaults = spec.setting_type.defaults("run")
         setting = setting if setting is not None else replace(defaults, iterations=iterations)
-        gap = abs(float(spec.family.run(spec, setting)["objective_gap"]))
+        gap = abs(float(spec.family.run(spec, setting).objective_gap))
         where = replay = shlex.join(["admmcheck", "run", algorithm, *as_flags(setting, defaults), "--json"])
     else:
         from admmcheck.solving.oracle import centralized_optimum

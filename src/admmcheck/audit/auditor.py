@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,13 +31,14 @@ from admmcheck.audit.checkpoint import Checkpoint
 from admmcheck.claims.values import ApproxDp, Claim
 from admmcheck.audit.statistics.counting import Tally
 from admmcheck.audit.statistics.curve import IDENTITY as CURVE_IDENTITY
-from admmcheck.audit.statistics.curve import PrivacyCurve, bound_curve, fit_ladders, pair_sets
-from admmcheck.audit.statistics.estimators import (RATIO_TEST, TWO_INTERVALS, cp_lower, cp_upper, delta_bound, epsilon_bound,
-                                        leak_floor, point_estimate, ratio_epsilon_bound, ratio_leak_floor)
+from admmcheck.audit.statistics.curve import bound_curve, fit_ladders, pair_sets
+from admmcheck.audit.statistics.estimators import (ESTIMATORS, cp_lower, cp_upper, delta_bound, estimator_named,
+                                                   point_estimate)
 from admmcheck.audit.statistics.events import identity as event_families
 from admmcheck.audit.statistics.events import (HISTOGRAM_LABELS, Event, SelectionSizes, candidate_events, distinct_events, with_estimator,
                                     histogram_edges, scores_of)
-from admmcheck.audit.inputs.outputs import Block, Encoding, Layout, calls_repeat, seed_insensitive
+from admmcheck.audit.inputs.outputs import Block, Encoding, calls_repeat, seed_insensitive
+from admmcheck.audit.result import AuditResult
 from admmcheck.audit.running.sampling import Randomness, Sampler, Source, Task
 from admmcheck.audit.sequential import run_sequential
 from admmcheck.audit.running.settings import AuditSettings
@@ -54,115 +54,6 @@ SELECTION_NUMBERS = 16_000_000  # at most this many output numbers per side are 
 # here, with the same result: sending the events costs a worker ~0.7 s (importing scikit-learn to load a
 # gradient-boosting event), more than receiving and counting 10⁷ numbers here (~0.3 s).
 COUNT_IN_WORKERS = 10_000_000
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """The verdict of one audit and the evidence behind it (see :meth:`as_dict`)."""
-
-    verdict: str
-    epsilon_lower_bound: float
-    claim: Claim
-    confidence: float
-    samples: int
-    selection_samples: tuple[int, int]
-    bounding_samples: tuple[int, int]
-    event: str
-    family: str
-    numerator: int
-    pair: int
-    counts: tuple[int, int]
-    intervals: tuple[tuple[float, float], tuple[float, float]]
-    delta_lower_bound: float
-    candidates: tuple[dict[str, object], ...]
-    intervals_bounded: int
-    seed: int
-    wall_time_s: float
-    layout: Layout
-    pairs: int
-    complete: bool
-    randomness: Randomness
-    epsilon_estimate: float = float("nan")
-    kinds: tuple[dict[str, object], ...] = ()
-    histogram: dict[str, object] | None = None
-    mechanism: str = ""
-    notes: tuple[str, ...] = field(default=())
-    findings: tuple[str, ...] = field(default=())
-    search: dict[str, object] | None = None
-    curve: PrivacyCurve | None = None
-    mode: str = "fixed-n"  # or "sequential" (admmcheck.audit.sequential)
-    leak_floor: dict[str, object] | None = None  # the rarest leak this fixed-n audit can refute (_leak_floor)
-    sequential: dict[str, object] | None = None  # the sequential test: e-value, samples used, looks
-    counted: tuple[int, int] | None = None  # samples per side ``counts`` are of, where not the bounding samples
-    estimator: str = TWO_INTERVALS  # what the bound came from: TWO_INTERVALS or RATIO_TEST (estimators)
-    #: the lower bound on the claim's own parameter (ε, ρ, μ, a curve's shift: ``claim.parameter``); None: the ε bound
-    lower_bound: float | None = None
-
-    @property
-    def claim_lower_bound(self) -> float:
-        """The lower bound on the claim's parameter that decides the verdict (``claim.parameter``)."""
-        return self.epsilon_lower_bound if self.lower_bound is None else self.lower_bound
-
-    def as_dict(self) -> dict[str, object]:
-        """JSON-ready fields of the ``admmcheck audit --json`` contract; ``privacy_curve`` is the (ε, δ)
-        curve (:meth:`admmcheck.audit.statistics.curve.PrivacyCurve.as_dict`): ``epsilon_grid`` with
-        ``delta_lower_bound`` (and ``claimed_delta``, the most an (ε, δ)-DP claim allows) on it,
-        ``delta_grid`` with ``epsilon_lower_bound`` on it, ``exceeds_claim`` (and where), how many
-        ``sets`` (and ``ladders``, ``intervals``) were bounded, each interval's ``level``, the
-        ``confidence`` and the ``method``: a statement of its own at the stated confidence, beside
-        the verdict's."""
-        def side(k: int) -> dict[str, object]:
-            n = (self.counted or self.bounding_samples)[k]
-            return {"count": self.counts[k], "n": n, "estimate": self.counts[k] / n if n else None,
-                    "interval": list(self.intervals[k])}
-
-        return {
-            "verdict": self.verdict,
-            "epsilon_lower_bound": self.epsilon_lower_bound,
-            "epsilon_estimate": self.epsilon_estimate,
-            "claim": self.claim.as_dict(),
-            "lower_bound": {"parameter": self.claim.parameter, "value": self.claim_lower_bound,
-                            "claimed": self.claim.value},
-            "claimed_epsilon": self.claim.epsilon if isinstance(self.claim, ApproxDp) else None,
-            "claimed_delta": self.claim.delta if isinstance(self.claim, ApproxDp) else None,
-            "delta_lower_bound_at_claimed_epsilon": self.delta_lower_bound,
-            "confidence": self.confidence,
-            "samples": self.samples,
-            "mode": self.mode,
-            "samples_used": {"selection": list(self.selection_samples), "bounding": list(self.bounding_samples),
-                             "total": [s + b for s, b in zip(self.selection_samples, self.bounding_samples)]},
-            "event": self.event,
-            "event_family": self.family,
-            "estimator": self.estimator,
-            "event_more_likely_under": f"d{self.numerator}",
-            "neighbour_pair": self.pair,
-            "neighbour_pairs": self.pairs,
-            "p_d0": side(0),
-            "p_d1": side(1),
-            "multiplicity": {"intervals": self.intervals_bounded, "method": self.sequential["method"]
-                             if self.sequential else "weighted Bonferroni over every "
-                             "bounded event: the event ranked best on the selection split gets half of 1 - confidence "
-                             "(per neighbour pair), the others share the rest; each candidate's 'level' is its "
-                             "share, spent on two one-sided Clopper-Pearson intervals (half each) or, for a claim "
-                             "with delta = 0 where the selection split predicts more from it, on the conditional "
-                             "ratio test (its 'estimator')"},
-            "candidates": list(self.candidates),
-            "output_layout": self.layout.as_dict(),
-            "output_kinds": list(self.kinds),
-            "histogram": self.histogram,
-            "mechanism": self.mechanism,
-            "seed": self.seed,
-            "reproducible": self.randomness.reproducible,
-            "randomness": self.randomness.as_dict(),
-            "wall_time_s": self.wall_time_s,
-            "complete": self.complete,
-            "notes": list(self.notes),
-            "findings": list(self.findings),
-            **({"neighbour_search": self.search} if self.search is not None else {}),
-            "privacy_curve": self.curve.as_dict() if self.curve is not None else None,
-            **({"sequential": self.sequential} if self.sequential is not None else {}),
-            **({"leak_floor": self.leak_floor} if self.leak_floor is not None else {}),
-        }
 
 
 def _tasks(side_counts: int, block_size: int, first_block: int, pair: int) -> list[Task]:
@@ -387,9 +278,7 @@ def _leak_floor(outcome: dict[str, Any], claim: Claim) -> dict[str, object]:
     level = max(row["level"] for row in outcome["candidates"])
     n = min(min(row["n"]) for row in outcome["candidates"])
     point = claim.planning_point()
-    probability = leak_floor(n, level / 2, point.epsilon, point.delta)
-    if point.delta == 0:  # the conditional ratio test may bound the event instead (events.with_estimator)
-        probability = min(probability, ratio_leak_floor(n, level, point.epsilon))
+    probability = min(estimator.leak_floor(n, level, point) for estimator in ESTIMATORS)  # any may bound the event
     return {"probability": probability, "bounding_samples": n,
             "level": level, "meaning": "the smallest probability an event must have under one dataset, with "
             "probability 0 under the other, to refute the claim at its expected count with this many bounding "
@@ -458,7 +347,6 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: Claim, alpha: float, 
     ``epsilon_lower_bound`` is the ε bound at the claim's δ (at its planning point's for a claim with no δ)."""
     m = len(chosen)
     point = claim.planning_point()
-    pure = isinstance(claim, ApproxDp) and claim.delta == 0  # the ratio test bounds a pure ε claim's ε
     per_pair: dict[int, int] = {}
     for pair, _ in chosen:
         per_pair[pair] = per_pair.get(pair, 0) + 1
@@ -475,19 +363,18 @@ def _bound(chosen: list[tuple[int, Event]], counts, claim: Claim, alpha: float, 
         a, b = event.numerator, 1 - event.numerator
         lower_a = float(cp_lower(c[a], n[a], alpha_each))
         upper_b = float(cp_upper(c[b], n[b], alpha_each))
-        ratio_test = event.ratio_test and pure  # chosen on the selection split (events.with_estimator)
-        if ratio_test:
-            epsilon = value = ratio_epsilon_bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each)
-        else:
-            epsilon = float(epsilon_bound(lower_a, upper_b, point.delta))
-            value = float(claim.refuted_value(lower_a, upper_b))
+        estimator = estimator_named(event.estimator)  # chosen on the selection split (events.with_estimator)
+        if not estimator.applies(claim):
+            estimator = ESTIMATORS[0]
+        found = estimator.bound(c[a], int(n[a]), c[b], int(n[b]), 2 * alpha_each, claim)
+        epsilon, value = found.epsilon, found.value
         intervals = [(0.0, 0.0), (0.0, 0.0)]
         intervals[a] = (lower_a, float(cp_upper(c[a], n[a], alpha_each)))
         intervals[b] = (float(cp_lower(c[b], n[b], alpha_each)), upper_b)
         row = {"event": event.description, "family": event.family, "pair": pair, "counts": list(c),
                "n": [int(v) for v in n], "epsilon_lower_bound": max(epsilon, 0.0),
                "lower_bound": max(value, 0.0), "level": 2 * alpha_each,
-               "estimator": RATIO_TEST if ratio_test else TWO_INTERVALS,
+               "estimator": estimator.name,
                "predicted_on_selection": event.predicted_epsilon,
                "delta_lower_bound_at_claimed_epsilon": delta_bound(lower_a, upper_b, point.epsilon)}
         candidates.append(row)

@@ -26,7 +26,8 @@ import time
 
 import numpy as np
 
-from admmcheck.audit.auditor import MOST_EVENTS, AuditResult, audit, event_levels, selection_size
+from admmcheck.audit.auditor import MOST_EVENTS, audit, event_levels, selection_size
+from admmcheck.audit.result import AuditResult
 from admmcheck.audit.inputs.contract import PairSequence, Pairs
 from admmcheck.claims.values import Claim
 from admmcheck.audit.statistics.events import SelectionSizes, candidate_events

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.foundations.formulas import parse_number
 from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.results import Result
 from admmcheck.problems.setting import ProblemSetting, build_problem
 from admmcheck.foundations.validation import positive_int
 
@@ -39,13 +40,44 @@ class AttackConfig(ProblemSetting):
         positive_int("trials", self.trials)
 
 
-def run_attack(config: AttackConfig) -> dict[str, object]:
+@dataclass(frozen=True, eq=False)
+class AttackOutcome(Result):
+    """What ``admmcheck attack kkt`` found: the attack's |cosine| curve (``found``) on ``config``'s setting, with
+    ``records_per_node`` records per node."""
+
+    kind: ClassVar[str] = "attack"
+
+    config: AttackConfig
+    found: Any  # admmcheck.mechanisms.kkt_attack.AttackResult
+    records_per_node: int
+
+    @property
+    def final_cosine(self) -> float:
+        """|cos| between the recovered and the true direction at the last iteration."""
+        return float(self.found.cosine[-1])
+
+    def as_dict(self) -> dict[str, object]:
+        config = self.config
+        return self.found.as_dict() | {"iterations": config.iterations, "alpha": config.alpha, "eta": config.eta,
+                                       "theta": config.theta, "records_per_node": self.records_per_node,
+                                       "seed": config.seed}
+
+    def lines(self) -> list[str]:
+        found, T = self.found, len(self.found.cosine)
+        out = [f"KKT attack on record 0 of node {found.node}, {found.setting}, {found.trials} trials (alpha = "
+               f"{self.config.alpha}, eta = {self.config.eta}, {self.records_per_node} records per node)",
+               f"{'t':>6} {'|cos|':>8} {'std':>8}"]
+        for t in sorted({1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, T} & set(range(1, T + 1))):
+            out.append(f"{t:>6} {found.cosine[t - 1]:>8.3f} {found.cosine_std[t - 1]:>8.3f}")
+        return out
+
+
+def run_attack(config: AttackConfig) -> AttackOutcome:
     """The cosine curve of the KKT attack (see :mod:`admmcheck.mechanisms.kkt_attack`)."""
     from admmcheck.mechanisms.kkt_attack import kkt_attack
 
     problem, network = build_problem(config)
-    result = kkt_attack(problem, network, public_eta=config.public_eta, iterations=config.iterations,
-                        penalty=config.eta, theta=config.theta, alpha=config.alpha, trials=config.trials,
-                        seed=config.seed)
-    return result.as_dict() | {"iterations": config.iterations, "alpha": config.alpha, "eta": config.eta,
-                               "theta": config.theta, "records_per_node": problem.sizes[0], "seed": config.seed}
+    found = kkt_attack(problem, network, public_eta=config.public_eta, iterations=config.iterations,
+                       penalty=config.eta, theta=config.theta, alpha=config.alpha, trials=config.trials,
+                       seed=config.seed)
+    return AttackOutcome(config, found, int(problem.sizes[0]))

@@ -6,9 +6,10 @@ one pipeline, :func:`run_mechanism_audit`, a :class:`MechanismAuditResult`). Bot
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from admmcheck.audit.auditor import AuditResult, audit
+from admmcheck.audit.auditor import audit
+from admmcheck.audit.result import AuditResult
 from admmcheck.audit.inputs.contract import Pair, PairSequence
 from admmcheck.audit.inputs.datafiles import is_data_file, read_pair
 from admmcheck.audit.inputs.neighbourhoods import (DOMAIN_FORMS, NEIGHBOUR_KINDS, QueryAnswerPairs, candidate_pairs,
@@ -20,9 +21,10 @@ from admmcheck.audit.search import search_audit
 from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.claims.values import ApproxDp, Claim, GaussianDp, ZeroConcentratedDp
 from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.results import Result
 from admmcheck.mechanisms.audit_request import MechanismAudit
 from admmcheck.mechanisms.registry import MechanismSpec
-from admmcheck.mechanisms.white_box import Auditable, WhiteBoxOptions
+from admmcheck.mechanisms.white_box import Auditable, WhiteBoxOptions, WhiteBoxResult
 from admmcheck.foundations.formulas import parse_number
 from admmcheck.foundations.parameters import parameter
 
@@ -152,15 +154,22 @@ def run_audit(config: CodeAuditConfig, progress: bool = False) -> AuditResult:
 
 
 @dataclass(frozen=True, eq=False)
-class MechanismAuditResult:
+class MechanismAuditResult(Result):
     """What :func:`run_mechanism_audit` found: the black-box ``result``, the ``audited`` mechanism and claim, the
-    place its pair changes (``where``, in words ``neighbours``) and the ``white_box`` summary (None: not asked)."""
+    place its pair changes (``where``, in words ``neighbours``) and the white box's result (None: not asked)."""
+
+    kind: ClassVar[str] = "audit of a registered mechanism"
 
     result: AuditResult
     audited: Auditable
     where: Any
     neighbours: str
-    white_box: dict[str, object] | None = None
+    white_box: WhiteBoxResult | None = None
+
+    @property
+    def outcome(self) -> str:
+        white = self.white_box.outcome if self.white_box is not None else "passed"
+        return "failed" if "failed" in (self.result.outcome, white) else "passed"
 
     def as_dict(self) -> dict[str, object]:
         """The JSON ``admmcheck audit NAME --json`` prints."""
@@ -168,10 +177,16 @@ class MechanismAuditResult:
         if self.audited.claim_used:
             out["claim_used"] = self.audited.claim_used
         if self.white_box is not None:
-            out["white_box"] = self.white_box
-            if "max_loss" in self.white_box:
-                out["black_box_within_white_box"] = self.result.epsilon_lower_bound <= self.white_box["max_loss"]
+            out["white_box"] = self.white_box.as_dict()
+            out["black_box_within_white_box"] = self.result.epsilon_lower_bound <= self.white_box.max_loss
         return out
+
+    def lines(self) -> list[str]:
+        found = self.result
+        where = [] if found.search else [f"  neighbours: {self.neighbours}"]
+        white = self.white_box.lines() if self.white_box is not None else []
+        return [found.headline(self.audited.claim_used), *found.evidence_lines(), *where, *found.sampling_lines(),
+                *white]
 
 
 def audited_pair(request: MechanismAudit) -> tuple[Auditable, Pair, Any]:
@@ -183,7 +198,7 @@ def audited_pair(request: MechanismAudit) -> tuple[Auditable, Pair, Any]:
     return audited, Pair(*spec.neighbours(audited.problem, where, request.neighbours)), where
 
 
-def run_white_box(request: MechanismAudit, progress: bool = False) -> dict[str, object]:
+def run_white_box(request: MechanismAudit, progress: bool = False) -> WhiteBoxResult:
     """The spec's white box alone (no black-box audit) on the pair at ``request.where`` (the spec's first place
     when None), on ``request.settings.samples`` transcripts."""
     spec = request.spec

@@ -20,6 +20,7 @@ from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.foundations.formulas import parse_number
 from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.validation import config_from_flags
 
 #: the audit settings a one-run audit does not use: it makes one call per run, drawn whole, fixed-n
 NOT_FOR_CANARIES = ("samples", "max_time", "checkpoint", "randomness", "exceptions_are_outputs", "sequential")
@@ -128,6 +129,28 @@ class MechanismCanaryAudit:
     def __post_init__(self) -> None:
         if self.slots.canaries is None:
             raise InvalidConfiguration("canaries is required: a whole number, e.g. 1000", parameter="canaries")
+
+
+def mechanism_canary_audit(spec: Any, setting: Any, slots: dict[str, object], audit: dict[str, object],
+                           search: dict[str, object], request: dict[str, object]) -> MechanismCanaryAudit:
+    """``admmcheck audit NAME --canaries M``: the one-run audit of ``spec`` on ``setting`` from the values typed for
+    its slots, its audit settings, the neighbour search and the many-run request; what belongs to a many-run audit
+    is refused, with the flags that name it."""
+    if "canaries" not in slots:
+        given = ", ".join("--" + name.replace("_", "-") for name in slots)
+        verb = "applies" if len(slots) == 1 else "apply"
+        raise InvalidConfiguration(f"{given} {verb} to a one-run audit: add --canaries M (e.g. --canaries 1000)",
+                                   parameter="canaries")
+    many = [name for name in audit if name in NOT_FOR_CANARIES] + list(search) + list(request)
+    if many:
+        flags = {"where": spec.first_place[1].split()[0] if spec.first_place else "--where", "neighbours":
+                 "--neighbour-kind", "white_box": "--white-box", "white_box_search": "--search", "plot": "--plot"}
+        named = [flags.get(name, "--" + name.replace("_", "-")) for name in many]
+        raise InvalidConfiguration(f"{', '.join(named)}: not for a one-run audit (--canaries), which trains each run "
+                                   "once on canaries placed by --canary-placement; remove them, or audit without "
+                                   "--canaries", parameter="canaries")
+    return MechanismCanaryAudit(spec.name, setting, config_from_flags(CanarySlots, slots),
+                                spec.audit.but(seed=setting.seed).but(**audit))
 
 
 def run_mechanism_canary_audit(config: MechanismCanaryAudit, progress: bool = False) -> CanaryAuditResult:

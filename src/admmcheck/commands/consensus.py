@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import ClassVar
 
 from admmcheck.experiments.figures import EXPERIMENTS, LARGE_NETWORK, Experiment, run_experiment, save_experiment
 from admmcheck.foundations.output import output_folder
 from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.results import Result
 from admmcheck.problems.setting import ProblemSetting, build_problem
 from admmcheck.foundations.validation import config_from_flags, one_of
 
@@ -50,8 +52,33 @@ def experiment_of(config: ExperimentConfig) -> Experiment:
     return replace(experiment, description=description)
 
 
-def execute_experiment(config: ExperimentConfig, out: str | Path) -> tuple[Experiment, dict[str, Path]]:
+@dataclass(frozen=True, eq=False)
+class ExperimentResult(Result):
+    """A rerun figure: the ``experiment`` and the ``files`` it was saved to (JSON, CSV, PNG)."""
+
+    kind: ClassVar[str] = "experiment"
+
+    experiment: Experiment
+    files: dict[str, Path]
+
+    def as_dict(self) -> dict[str, object]:
+        return self.experiment.summary() | {"files": {kind: str(path) for kind, path in self.files.items()}}
+
+    def lines(self) -> list[str]:
+        out = [f"{'panel':<16} {'setting':<34} {'L_mean(T)':>10} {'L_range(T)':>10} {'P(T)':>8}"]
+        for row in self.experiment.summary()["settings"]:
+            out.append(f"{row['panel']:<16} {row['label']:<34} {_figure(row['L_mean_T'])} {_figure(row['L_range_T'])} "
+                       f"{_figure(row['P_T'], 8)}")
+        return out + ["written: " + ", ".join(str(path) for path in self.files.values())]
+
+
+def _figure(value: float | None, width: int = 10) -> str:
+    """A figure of the table, or "-" where the setting has none (no privacy figure P(T) without noise)."""
+    return f"{'-':>{width}}" if value is None else f"{value:>{width}.4f}"
+
+
+def execute_experiment(config: ExperimentConfig, out: str | Path) -> ExperimentResult:
     """Run the experiment of ``config`` and save its JSON, CSV and PNG under ``out``."""
     output_folder(out, "out")  # fail before the work, not after it
     experiment = experiment_of(config)
-    return experiment, save_experiment(experiment, out)
+    return ExperimentResult(experiment, save_experiment(experiment, out))

@@ -238,7 +238,7 @@ def _other_convergence(report: Report, profile: Profile, select: Selection) -> N
             flags = ["--dataset", dataset, *_flags(setting, defaults, "run", skip=("dataset",))]
 
             def make(spec=spec, setting=setting, flags=flags) -> Verdict:
-                gap = abs(spec.family.run(spec, setting)["objective_gap"])
+                gap = abs(spec.family.run(spec, setting).objective_gap)
                 return Verdict(spec.name, f"converges to the CVXPY optimum ({' '.join(flags)})",
                                "pass" if gap <= GAP_TOLERANCE else "fail",
                                f"{gap:.3e} (threshold {GAP_TOLERANCE:.0e})",
@@ -317,16 +317,16 @@ def _white_verdict(name, config, profile, seed) -> Verdict:
     from admmcheck.commands.audit import run_white_box
 
     white = run_white_box(config)
-    verdict = "violation" if white["verdict"] == "violation" else "pass"
+    law = white.as_dict()  # the consensus white box's loss law: its profile and histogram go to the report
+    verdict = "violation" if white.outcome == "failed" else "pass"
     return Verdict(name, "white-box loss <= beta (sampled and searched)", verdict,
-                   f"worst {white['worst_case']['value']:.4f} / beta {white['claimed_beta']:.4f} = {white['ratio']:.3f}",
+                   f"worst {white.worst_case:.4f} / beta {law['claimed_beta']:.4f} = {white.ratio:.3f}",
                    f"admmcheck audit {name} --white-box --search --record 0:0 --samples {profile.white_samples} --seed {seed} "
                    "--json",
-                   float(white["ratio"]), {"max_loss": white["max_loss"], "mean_loss": white["mean_loss"],
-                                           "privacy_profile": white["privacy_profile"],
-                                           "histogram": white["histogram"],
-                                           "worst_case": white["worst_case"]["value"],
-                                           "where": white["worst_case"]["where"], "findings": white["findings"]})
+                   float(white.ratio), {"max_loss": white.max_loss, "mean_loss": white.mean_loss,
+                                        "privacy_profile": law["privacy_profile"], "histogram": law["histogram"],
+                                        "worst_case": white.worst_case, "where": white.worst_where,
+                                        "findings": list(white.findings)})
 
 
 def _black_verdict(name, config, seed, neighbour_flags, curves: dict) -> Verdict:
@@ -385,7 +385,7 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
 
     def run(algorithm: str) -> Verdict:
         out = SHARING.run(REGISTRY[algorithm], SharingSetting(dataset="breast-cancer", parties=2, seed=seed))
-        gap = abs(out["objective_gap"])
+        gap = abs(out.objective_gap)
         return Verdict(algorithm, "convergence vs CVXPY (breast-cancer, 2 parties)",
                        "pass" if gap <= GAP_TOLERANCE else "fail", f"{gap:.3e} (threshold 1e-06)",
                        f"admmcheck run {algorithm} --dataset breast-cancer --parties 2 --seed {seed} --json", gap)
@@ -403,18 +403,18 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
         spec, samples = REGISTRY.mechanism(name), min(profile.audit_samples, 5000)
         white_box = spec.supports("white_box")
         setting = replace(SharingSetting.DEFAULTS["audit"], seed=seed)
-        out = run_mechanism_audit(MechanismAudit(name, setting, white_box=white_box,
-                                                 settings=_audit_settings(name, profile, seed, samples),
-                                                 **profile.neighbours(name))).as_dict()
-        white = out.get("white_box", {})
-        violated = out["verdict"] == "violation" or white.get("verdict") == "violation"
+        found = run_mechanism_audit(MechanismAudit(name, setting, white_box=white_box,
+                                                   settings=_audit_settings(name, profile, seed, samples),
+                                                   **profile.neighbours(name)))
+        black, white = found.result, found.white_box
+        violated = found.outcome == "failed"
         command = (f"admmcheck audit {name}{' --white-box' if white_box else ''} --samples {samples} "
                    f"{profile.neighbour_flags(name)}--seed {seed} --json")
         if violated:
-            evidence = (f"event '{out['event']}': {out['p_d0']['count']}/{out['p_d0']['n']} under D, "
-                        f"{out['p_d1']['count']}/{out['p_d1']['n']} under D'")
-            if white:
-                evidence += f"; {white['infinite_fraction']:.0%} of transcripts have infinite loss"
+            n = black.counted or black.bounding_samples
+            evidence = (f"event '{black.event}': {black.counts[0]}/{n[0]} under D, {black.counts[1]}/{n[1]} under D'")
+            if white is not None:
+                evidence += f"; {white.infinite_fraction:.0%} of transcripts have infinite loss"
             report.findings.append({
                 "algorithm": name,
                 "title": spec.labels.get("finding", f"{spec.title} is not differentially private ({spec.theorem})"),
@@ -422,8 +422,8 @@ def _sharing(report: Report, profile: Profile, seed: int, select: Selection) -> 
         return Verdict(name, spec.labels.get("audit", f"audit against {spec.theorem} "
                                                       f"({'black and white box' if white_box else 'black box'})"),
                        "violation" if violated else "pass",
-                       f"epsilon >= {out['epsilon_lower_bound']:.3f} vs claim {out['claimed_epsilon']:.3g}",
-                       command, float(out["epsilon_lower_bound"]))
+                       f"epsilon >= {black.epsilon_lower_bound:.3f} vs claim {black.claim.epsilon:.3g}",
+                       command, float(black.epsilon_lower_bound))
 
     algorithms = select(REGISTRY.names(SHARING, private=False))
     checks = [partial(run, name) for name in algorithms]
@@ -447,12 +447,12 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
 
         def regret(algorithm=algorithm, theorem=labels.get("regret", REGISTRY[algorithm].theorem)) -> Verdict:
             out = ONLINE.run(REGISTRY[algorithm], OnlineSetting(iterations=profile.dpsda_rounds, seed=seed, trials=3))
-            regrets[algorithm] = {"regret": out["regret"], "bound": out["regret_bound"]}
+            regrets[algorithm] = {"regret": out.regret, "bound": out.regret_bound}
             return Verdict(algorithm, f"regret <= {theorem} bound (eps = inf)",
-                           "pass" if out["regret_within_bound"] else "fail",
-                           f"regret {out['regret']:.1f} vs bound {out['regret_bound']:.3g}",
+                           "pass" if out.within_bound else "fail",
+                           f"regret {out.regret:.1f} vs bound {out.regret_bound:.3g}",
                            f"admmcheck run {algorithm} --iterations {profile.dpsda_rounds} --trials 3 --seed {seed} "
-                           "--json", out["regret"])
+                           "--json", out.regret)
 
         def preconditions(algorithm=algorithm) -> Verdict:
             setting = OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=1.0, seed=seed)
@@ -465,19 +465,19 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
         _timed(report, preconditions)
 
     def audit(name: str) -> Verdict:
-        out = run_mechanism_audit(MechanismAudit(
+        found = run_mechanism_audit(MechanismAudit(
             name, replace(OnlineSetting.DEFAULTS["audit"], seed=seed), white_box=True,
-            settings=_audit_settings(name, profile, seed, profile.audit_samples), **profile.neighbours(name))).as_dict()
-        white = out["white_box"]
-        violated = out["verdict"] == "violation" or white["verdict"] == "violation"
+            settings=_audit_settings(name, profile, seed, profile.audit_samples), **profile.neighbours(name)))
+        white = found.white_box
+        violated = found.outcome == "failed"
         return Verdict(name, REGISTRY.mechanism(name).labels.get("audit", "audit of the full transcript against "
                                                                           "T*epsilon"),
                        "violation" if violated else "pass",
-                       f"epsilon >= {out['epsilon_lower_bound']:.4f}; exact worst {white['worst_case']:.4f} "
-                       f"vs claim {white['claimed_epsilon_total']:g}",
+                       f"epsilon >= {found.result.epsilon_lower_bound:.4f}; exact worst {white.worst_case:.4f} "
+                       f"vs claim {found.audited.claimed.epsilon:g}",
                        f"admmcheck audit {name} --white-box --samples {profile.audit_samples} "
                        f"{profile.neighbour_flags(name)}--seed {seed} --json",
-                       float(white["worst_case"]), {"neighbours": out["neighbours"]})
+                       float(white.worst_case), {"neighbours": found.neighbours})
     for name in select(REGISTRY.names(ONLINE, report=True, builtin=True)):
         _timed(report, partial(audit, name))
     if not algorithms:
@@ -487,7 +487,8 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
     for algorithm in algorithms:  # the noiseless line is the regret verdict's run (eps = inf)
         series[algorithm] = {"x": epsilons, "y": [
             ONLINE.run(REGISTRY[algorithm], OnlineSetting(iterations=profile.dpsda_rounds, step_epsilon=e, seed=seed,
-                                                          trials=3))["regret_over_T"] for e in epsilons]}
+                                                          trials=3)).regret / profile.dpsda_rounds
+            for e in epsilons]}
         series[f"{algorithm} without noise"] = {"x": epsilons,
                                                 "y": [regrets[algorithm]["regret"] / profile.dpsda_rounds] * len(epsilons)}
     report.figures["dpsda_tradeoff"] = {
@@ -560,9 +561,9 @@ def _registered_white(name: str, config: Any, claim: Any, where: str, command: s
 
     white = run_white_box(config)
     return Verdict(name, f"white-box loss {where} within {claim.describe()}",
-                   "violation" if white["verdict"] == "violation" else "pass",
-                   f"largest sampled loss {white['max_loss']:.4f} (claim {claim.value:.4g})", command,
-                   float(white["max_loss"]), {"claim": claim.as_dict(), "audited_at": where, "caveat": CAVEAT})
+                   "violation" if white.outcome == "failed" else "pass",
+                   f"largest sampled loss {white.max_loss:.4f} (claim {claim.value:.4g})", command,
+                   float(white.max_loss), {"claim": claim.as_dict(), "audited_at": where, "caveat": CAVEAT})
 
 
 def _flags(setting: Any, defaults: Any, command: str, skip: tuple[str, ...] = (), spec: Any = None) -> list[str]:
@@ -601,14 +602,15 @@ def _attack(report: Report, profile: Profile, seed: int, select: Selection) -> N
         public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
         private = run_attack(AttackConfig(public_eta=False, trials=profile.attack_trials, seed=seed))
         report.figures["kkt_attack"] = {"kind": "curves", "title": "KKT attack: |cos| against t",
-                                        "series": {"public eta": public["cosine"], "private eta": private["cosine"]},
+                                        "series": {"public eta": public.found.cosine.tolist(),
+                                                   "private eta": private.found.cosine.tolist()},
                                         "algorithms": ["pp"]}
-        works = public["final_cosine"] >= 0.9 and private["final_cosine"] < public["final_cosine"]
+        works = public.final_cosine >= 0.9 and private.final_cosine < public.final_cosine
         return Verdict("pp", "App. E attack: public eta leaks the record, private eta less",
                        "pass" if works else "fail",
-                       f"|cos| {public['final_cosine']:.3f} (public) vs {private['final_cosine']:.3f} (private)",
+                       f"|cos| {public.final_cosine:.3f} (public) vs {private.final_cosine:.3f} (private)",
                        f"admmcheck attack kkt --public-eta --trials {profile.attack_trials} --seed {seed} --json and "
-                       f"--private-eta", public["final_cosine"])
+                       f"--private-eta", public.final_cosine)
     _timed(report, make)
 
 

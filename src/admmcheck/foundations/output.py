@@ -130,3 +130,17 @@ def _clean(value: object, where: str, non_finite: dict[str, str]) -> object:
         non_finite[where] = "nan" if math.isnan(number) else ("inf" if number > 0 else "-inf")
         return None
     return value
+
+
+def stdout_reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on its write end): ``admmcheck run ...
+    | head`` closing early is not an error of ours."""
+    import select
+    import sys
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False

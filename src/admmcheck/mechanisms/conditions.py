@@ -14,15 +14,16 @@ the result in words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar, Mapping
 
 from admmcheck.foundations.errors import InvalidConfiguration, InvalidNetwork
 from admmcheck.foundations.formulas import parse_number, parse_rational, split_top_level
 from admmcheck.problems.networks import Network, network_by_name, network_from_edge_list
 from admmcheck.foundations.progress import Budget
 from admmcheck.foundations.parameters import parameter
+from admmcheck.foundations.results import Result
 from admmcheck.foundations.validation import non_negative_int, positive_int, real
 
 EXACT_GRAPH_KINDS = ("ring", "path", "star", "complete")
@@ -267,14 +268,41 @@ def sharing_lines(report: dict[str, Any]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class ConditionsResult(Result):
+    """A theorem's conditions decided exactly: ``report`` the JSON (each check with its certificate), ``text`` its
+    lines, ``status`` pass, fail or incomplete (the time budget ran out)."""
+
+    kind: ClassVar[str] = "conditions"
+
+    report: Mapping[str, object] = field(repr=False)
+    text: tuple[str, ...]
+    status: str
+
+    @property
+    def outcome(self) -> str:
+        return {"pass": "passed", "fail": "failed"}.get(self.status, "incomplete")
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.report)
+
+    def lines(self) -> list[str]:
+        return list(self.text)
+
+
+@dataclass(frozen=True)
 class Conditions:
     """An algorithm's convergence theorem as a capability: ``theorem`` in words, its ``setting_type``, ``evaluate``
-    and ``lines``."""
+    (the JSON-ready report) and ``lines`` (its text); :meth:`decide` gives both as one result."""
 
     theorem: str
     setting_type: type
     evaluate: Callable[..., dict[str, object]]
     lines: Callable[[dict[str, Any]], list[str]]
+
+    def decide(self, setting: Any, show_progress: bool = False) -> ConditionsResult:
+        """The conditions decided on ``setting`` (a :attr:`setting_type`)."""
+        report = self.evaluate(setting, show_progress=show_progress)
+        return ConditionsResult(report, tuple(self.lines(report)), str(report["status"]))
 
 
 MADMM = Conditions("M-ADMM Thm 3.1/3.2", MadmmConditions, evaluate_madmm, consensus_lines)

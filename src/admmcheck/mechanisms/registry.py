@@ -11,7 +11,8 @@ group ``admmcheck.plugins``); :func:`register` adds one (a researcher's own vari
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
 from admmcheck.audit.running.settings import AuditSettings, SearchSettings
 from admmcheck.foundations.errors import InvalidConfiguration, TheoremConditionWarning
+from admmcheck.foundations.results import Result
 from admmcheck.mechanisms import conditions
 from admmcheck.mechanisms.consensus import ReferenceMechanism
 from admmcheck.mechanisms.dpsda import dpsda_privacy_loss, worst_case_loss
@@ -38,6 +40,30 @@ from admmcheck.experiments.sharing import tradeoff_figure
 
 __all__ = ["REGISTRY", "AlgorithmSpec", "MechanismSpec", "OnlineSpec", "Registry", "constant_eta", "register",
            "reference_mechanism"]
+
+
+@dataclass(frozen=True)
+class Listing(Result):
+    """What ``admmcheck plugins`` lists: each ``registered`` name (family, kind, package, version, entry point) and
+    each plugin that ``failed`` to load."""
+
+    kind: ClassVar[str] = "plugin listing"
+
+    registered: tuple[dict[str, object], ...]
+    failed: tuple[dict[str, object], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"registered": list(self.registered), "failed": list(self.failed)}
+
+    def lines(self) -> list[str]:
+        width = max([18] + [len(entry["name"]) + 1 for entry in self.registered])
+        out = []
+        for entry in self.registered:
+            source = f"{entry['package']} {entry['version']}".strip()
+            point = f" (entry point {entry['entry_point']})" if entry["entry_point"] else ""
+            out.append(f"{entry['name']:<{width}} {entry['family']:<10} {entry['kind']:<10} {source}{point}")
+        return out + [f"failed: {f['entry_point']} of {f['package']} {f['version']}: {f['error']}"
+                      for f in self.failed]
 
 
 class Registry(Mapping[str, AlgorithmSpec]):
@@ -88,7 +114,7 @@ class Registry(Mapping[str, AlgorithmSpec]):
             return "admmcheck", __version__, None
         return "registered in this process", "", None
 
-    def listing(self) -> dict[str, list[dict[str, object]]]:
+    def listing(self) -> "Listing":
         """Every registered name with its family, kind and origin (package, version, entry point), and every plugin
         that failed to load: what ``admmcheck plugins`` prints."""
         registered = []
@@ -99,7 +125,7 @@ class Registry(Mapping[str, AlgorithmSpec]):
                                "package": package, "version": version, "entry_point": point})
         failed = [{"entry_point": f.entry_point, "package": f.package, "version": f.version, "error": f.error}
                   for f in self.failures]
-        return {"registered": registered, "failed": failed}
+        return Listing(tuple(registered), tuple(failed))
 
     def registered(self) -> tuple[str, ...]:
         """The names registered so far, without reading the plugins."""

@@ -25,7 +25,7 @@ from admmcheck.foundations.formulas import parse_number, split_top_level
 from admmcheck.solving.schedules import ScheduleLike, parse_schedule
 from admmcheck.foundations.parameters import flag_of, parameter
 from admmcheck.problems.setting import ProblemSetting, build_problem
-from admmcheck.foundations.validation import non_negative_int, positive_int, real, refuse_inapplicable
+from admmcheck.foundations.validation import non_negative_int, positive_int, real, refuse_inapplicable, said_as_flag
 
 
 def numbers(text: str) -> tuple[float, ...]:
@@ -81,8 +81,12 @@ class FamilySetting:
                                            f"{', '.join(_flag(cls, p) for p in spec.parameters) or 'none of them'};"
                                            " remove it", parameter=name)
         defaults = cls.defaults(command)
-        refuse_inapplicable(cls, typed, {item: getattr(defaults, item) for item in known})
-        return replace(defaults, **typed)
+        try:
+            refuse_inapplicable(cls, typed, {item: getattr(defaults, item) for item in known})
+            return replace(defaults, **typed)
+        except InvalidConfiguration as exc:  # said with the flag of a field whose flag is not its name
+            raise InvalidConfiguration(said_as_flag(exc, {name: item.metadata["flag"] for name, item in known.items()
+                                                          if item.metadata.get("flag")})) from None
 
 
 

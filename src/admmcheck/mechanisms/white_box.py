@@ -13,8 +13,8 @@ gives an exact loss); ``admmcheck audit NAME --white-box`` calls it on the audit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from admmcheck.claims.values import ApproxDp, Claim
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.audit.statistics.loss_profile import loss_distribution, plot_loss_distribution
 from admmcheck.foundations.progress import Budget
+from admmcheck.foundations.results import Result
 
 #: Losses above beta * (1 + RELATIVE_TOL) + ABSOLUTE_TOL exceed the claim.
 RELATIVE_TOL, ABSOLUTE_TOL = 1e-9, 1e-9
@@ -68,6 +69,79 @@ class WhiteBoxOptions:
     progress: bool = False
 
 
+@dataclass(frozen=True)
+class WhiteBoxResult(Result):
+    """What a white box found: its ``verdict`` (``within-claim`` or ``violation``), the largest exact loss and, where
+    its family's white box gives them, the other figures; ``summary`` is its JSON in the order it was built (a
+    family's own figures included). A spec's ``white_box`` returns one, built with :meth:`of`."""
+
+    kind: ClassVar[str] = "white box"
+
+    verdict: str
+    max_loss: float
+    summary: Mapping[str, object] = field(repr=False)
+    samples: int | None = None
+    mean_loss: float | None = None
+    ratio: float | None = None
+    infinite_fraction: float | None = None
+    off_support: tuple[float, float] | None = None  # (min, median) relative distance to the other support
+    quantiles: Mapping[str, object] | None = None
+    worst_case: float | None = None
+    worst_ratio: float | None = None
+    worst_where: str | None = None
+    even_steps: tuple[float, float] | None = None  # (max |loss| of an even step, max distance to (29))
+    findings: tuple[str, ...] = ()
+    plot: str | None = None
+
+    @classmethod
+    def of(cls, summary: Mapping[str, object]) -> "WhiteBoxResult":
+        """The result whose JSON is ``summary`` (``verdict`` and ``max_loss`` required; the figures it names are
+        read into their fields: ``worst_case`` a number or ``{value, ratio, where}``)."""
+        worst = summary.get("worst_case")
+        even = summary.get("even_steps")
+        off = (summary["off_support_min"], summary["off_support_median"]) if "off_support_min" in summary else None
+        return cls(verdict=str(summary["verdict"]), max_loss=float(summary["max_loss"]), summary=dict(summary),
+                   samples=summary.get("samples"), mean_loss=summary.get("mean_loss"), ratio=summary.get("ratio"),
+                   infinite_fraction=summary.get("infinite_fraction"), off_support=off,
+                   quantiles=summary.get("quantiles"),
+                   worst_case=worst["value"] if isinstance(worst, dict) else worst,
+                   worst_ratio=worst.get("ratio") if isinstance(worst, dict) else None,
+                   worst_where=worst.get("where") if isinstance(worst, dict) else None,
+                   even_steps=(even["max_abs_loss"], even["max_distance_to_29"]) if even else None,
+                   findings=tuple(summary.get("findings", ())), plot=summary.get("plot"))
+
+    @property
+    def outcome(self) -> str:
+        return "failed" if self.verdict == "violation" else "passed"
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+    def lines(self) -> list[str]:
+        figures = [f"max loss {self.max_loss:.4f}" + (f" of {self.samples} transcripts" if self.samples else "")]
+        if self.mean_loss is not None:
+            figures.append(f"mean (KL) {self.mean_loss:.4g}")
+        if self.infinite_fraction is not None and self.off_support is not None:
+            figures.append(f"{self.infinite_fraction:.1%} have infinite loss; released values lie at relative "
+                           f"distance >= {self.off_support[0]:.3g} (median {self.off_support[1]:.3g}) from the "
+                           "support under D'")
+        if self.ratio is not None:
+            figures.append(f"ratio to the claim {self.ratio:.3f}")
+        out = [f"white box: {self.verdict}: " + ", ".join(figures)]
+        if self.quantiles is not None:
+            out.append("  quantiles: " + ", ".join(f"{level}: {q['value'] if isinstance(q, dict) else q:.4g}"
+                                                   for level, q in self.quantiles.items()))
+        if self.worst_where is not None:
+            out.append(f"  worst case found: {self.worst_case:.4f} (ratio {self.worst_ratio:.3f}) at {self.worst_where}")
+        elif self.worst_case is not None:
+            out.append(f"  worst case found: {self.worst_case:.4f}")
+        if self.even_steps is not None:
+            out.append(f"  even steps: max |loss| {self.even_steps[0]:.3g}, max distance to (29) "
+                       f"{self.even_steps[1]:.3g}")
+        out += [f"  finding: {finding}" for finding in self.findings]
+        return out + ([f"  written: {self.plot}"] if self.plot else [])
+
+
 def exceeds(value: float, beta: float) -> bool:
     """True when ``value`` is above β beyond floating-point tolerance."""
     return bool(value > beta * (1 + RELATIVE_TOL) + ABSOLUTE_TOL)
@@ -78,7 +152,7 @@ def _seeds(options: WhiteBoxOptions) -> list[np.random.SeedSequence]:
 
 
 def consensus_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
-                        options: WhiteBoxOptions) -> dict[str, object]:
+                        options: WhiteBoxOptions) -> WhiteBoxResult:
     """The ``white_box`` object of a consensus audit (module docstring)."""
     mechanism, (d0, d1) = audited.mechanism, (pair.d0, pair.d1)
     seeds = _seeds(options)
@@ -131,17 +205,17 @@ def consensus_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
         plot_loss_distribution(losses, summary, options.plot, beta=beta,
                                title=f"{spec.name}: privacy loss of {options.samples} transcripts under D")
         report["plot"] = options.plot
-    return report
+    return WhiteBoxResult.of(report)
 
 
 def sharing_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
-                      options: WhiteBoxOptions) -> dict[str, object]:
+                      options: WhiteBoxOptions) -> WhiteBoxResult:
     """The exact loss of ``options.samples`` DP-sharing transcripts under D (support evidence included)."""
     run = audited.mechanism.batch_run(pair.d0, _seeds(options))
     loss = spec.exact_loss(audited.mechanism, pair.d0, pair.d1, run.extras["shared"])
     finite = np.isfinite(loss.total)
     off = loss.off_support[:, :, list(loss.changed_parties)]
-    return {
+    return WhiteBoxResult.of({
         "samples": options.samples, "infinite_fraction": float(np.mean(~finite)),
         "max_loss": float(np.max(loss.total)), "mean_loss": float(np.mean(loss.total)),
         "off_support_min": float(off.min()), "off_support_median": float(np.median(off)),
@@ -149,11 +223,11 @@ def sharing_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
         "evidence": "every released D_0 x~_0^t lies in col(D_0); under D' it must lie in col(D'_0), and the "
                     "sampled transcripts are at the relative distances above from it",
         "verdict": "violation" if not finite.all() else "within-claim",
-    }
+    })
 
 
 def online_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
-                     options: WhiteBoxOptions) -> dict[str, object]:
+                     options: WhiteBoxOptions) -> WhiteBoxResult:
     """The exact loss of ``options.samples`` DPSDA transcripts under D and its searched worst case, against T·ε."""
     mechanism, total = audited.mechanism, audited.pure_epsilon("the online white box")
     broadcast = mechanism.batch_run(pair.d0, _seeds(options)).extras["broadcast"]
@@ -161,11 +235,11 @@ def online_white_box(spec: Any, audited: Auditable, pair: Any, place: str,
     law = loss_distribution(per_step.sum(axis=(1, 2)), confidence=options.confidence)
     worst = max(spec.worst_case(mechanism, pair.d0, pair.d1, seed=options.seed),
                 spec.worst_case(mechanism, pair.d1, pair.d0, seed=options.seed))
-    return {
+    return WhiteBoxResult.of({
         "samples": options.samples, "max_loss": law.maximum, "mean_loss": law.mean,
         "quantiles": {f"{k:g}": v[0] for k, v in law.quantiles.items()},
         "worst_case": worst, "claimed_epsilon_total": total, "ratio": worst / total,
         "per_round_mean_abs": np.abs(per_step).sum(axis=2).mean(axis=0).tolist(),
         "nodes_contributing": int(np.sum(np.abs(per_step).max(axis=(0, 1)) > 0)),
         "verdict": "violation" if worst > total * (1 + 1e-9) else "within-claim",
-    }
+    })

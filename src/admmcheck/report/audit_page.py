@@ -18,6 +18,8 @@ import jinja2
 import numpy as np
 
 from admmcheck.audit.sequential import strict_bound
+from admmcheck.audit.statistics.estimators import ESTIMATORS, TWO_INTERVALS
+from admmcheck.report.model import Reproducible
 from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 
 LAYOUT_ROWS = 20  # output_layout entries shown on the page (all of them are in audit.json)
@@ -63,10 +65,8 @@ on neighbour pair
 <td class="num">{{ side.estimate|num(4) }}</td><td>{% if sequential %}none: the sequential test bets, it bounds no
 interval{% else %}[{{ side.interval[0]|num(4) }}, {{ side.interval[1]|num(4) }}]{% endif %}</td></tr>
 {% endfor %}</table>
-{% if not sequential %}<p>The epsilon lower bound comes from {% if s.estimator|default("two intervals") == "two intervals"
-%}the two one-sided Clopper&ndash;Pearson intervals above{% else %}the conditional ratio test on these counts
-(Fisher's exact bound on the odds ratio, times bounds on (1 &minus; p_a)/(1 &minus; p_b)), not from the intervals
-above{% endif %}.</p>{% endif %}
+{% if not sequential %}<p>The epsilon lower bound comes from the {{ estimator.name }} estimator{% if estimator.method
+%}: {{ estimator.method }}{% endif %}.</p>{% endif %}
 {% if s.claimed_epsilon is not none %}<p>Delta at the claimed epsilon: {{ delta_text }}.</p>{% endif %}
 {% if theorem %}<h3>Our bound for this mechanism</h3>
 <table>{% for key, value in theorem %}<tr><th>{{ key }}</th><td>{{ value }}</td></tr>{% endfor %}</table>{% endif %}
@@ -266,6 +266,13 @@ def _figure(histogram: dict, n: list[int]):
     return figure
 
 
+def _estimator(name: str) -> dict[str, str]:
+    """The estimator the bound came from: its name and, where it is registered here, how it bounds (a saved
+    audit.json may name one registered only where it was written)."""
+    method = next((estimator.method for estimator in ESTIMATORS if estimator.name == name), "")
+    return {"name": name, "method": method}
+
+
 def write_png(figure, path: Path) -> tuple[Path, str]:
     """Write ``figure`` to ``path`` as a PNG (atomic) and close it; returns the path and the PNG in base64."""
     import matplotlib.pyplot as plt
@@ -288,7 +295,14 @@ def _curve_verdict(curve: dict, percent: str) -> str:
             "the verdict's.")
 
 
-def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
+def write_audit_page(result: Reproducible, folder: str | Path) -> dict[str, Path]:
+    """Write the page of ``result``, an audit's result (black-box, or a registered mechanism's with its white box): its JSON
+    (:meth:`~admmcheck.foundations.results.Result.as_dict`, with the command and the package versions that
+    :class:`~admmcheck.report.model.Reproducible` adds) is what the page shows."""
+    return render_audit_page(result.as_dict(), folder)
+
+
+def render_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     """Write audit.json and a self-contained audit.html for one audit into ``folder``; returns
     {"json": path, "html": path, "histogram.png": path (when a histogram is drawn),
     "privacy_curve.png": path (when the audit has an (ε, δ) curve)}."""
@@ -323,6 +337,7 @@ def write_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",
         layout="\n".join(json.dumps(entry, default=str) for entry in layout[:LAYOUT_ROWS]),
         layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0),
-        chosen={c["change"] for c in (summary.get("neighbour_search") or {}).get("chosen", ())})
+        chosen={c["change"] for c in (summary.get("neighbour_search") or {}).get("chosen", ())},
+        estimator=_estimator(summary.get("estimator", TWO_INTERVALS)))
     paths["html"] = write_text_atomic(target / "audit.html", html)
     return paths

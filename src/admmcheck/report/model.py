@@ -14,6 +14,9 @@ import platform
 import sys
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
+from typing import ClassVar
+
+from admmcheck.foundations.results import Result
 
 VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
 
@@ -36,8 +39,11 @@ class Verdict:
 
 
 @dataclass
-class Report:
-    """Everything ``report.json`` holds; ``figures`` maps a figure name to its data series."""
+class Report(Result):
+    """Everything ``report.json`` holds; ``figures`` maps a figure name to its data series. Its outcome is failed
+    where a verdict is ``fail`` or ``violation``."""
+
+    kind: ClassVar[str] = "verification report"
 
     profile: str
     seed: int
@@ -58,16 +64,67 @@ class Report:
     def counts(self) -> dict[str, int]:
         return {name: sum(v.verdict == name for v in self.verdicts) for name in VERDICTS}
 
-    def to_dict(self) -> dict[str, object]:
+    @property
+    def outcome(self) -> str:
+        counts = self.counts()
+        return "failed" if counts["fail"] or counts["violation"] else "passed"
+
+    def lines(self) -> list[str]:
+        """The verdict table, the findings and the counts."""
+        out = [f"{'algorithm':<11} {'verdict':<15} {'check':<58} key figure"]
+        out += [f"{v.algorithm:<11} {v.verdict:<15} {v.check[:58]:<58} {v.figure}" for v in self.verdicts]
+        for finding in self.findings:
+            out += ["", f"Finding ({finding['algorithm']}): {finding['title']}", f"  {finding['evidence']}"]
+        return out + ["", ", ".join(f"{n} {name}" for name, n in self.counts().items() if n)]
+
+    def as_dict(self) -> dict[str, object]:
         return {"profile": self.profile, "seed": self.seed, "counts": self.counts(),
                 "verdicts": [asdict(v) for v in self.verdicts], "figures": self.figures, "findings": self.findings,
                 "reproducibility": self.reproducibility, "timings_s": self.timings_s}
+
+    @classmethod
+    def read(cls, path: str) -> "Report":
+        """The report of a saved report.json (refused, saying so, where the file is not one)."""
+        import json
+
+        from admmcheck.foundations.errors import InvalidConfiguration
+        from admmcheck.foundations.inputs import read_text_file
+
+        text = read_text_file(path, "report file", InvalidConfiguration, "the JSON that admmcheck verify wrote")
+        try:
+            return cls.from_dict(json.loads(text))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidConfiguration(f"{path} is not a report.json written by admmcheck verify ({exc})") from None
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
         report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], data["figures"],
                      data["findings"], data["reproducibility"], data.get("timings_s", {}))
         return report
+
+
+@dataclass(frozen=True)
+class Reproducible(Result):
+    """A command's ``result`` with what reproduces it: the ``command`` line and the ``versions`` of the packages it
+    ran with (what an audit page and its audit.json carry); it prints as the result does."""
+
+    result: Result
+    command: str
+    versions: dict[str, str] = field(default_factory=lambda: package_versions())
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.result.kind
+
+    @property
+    def outcome(self) -> str:
+        return self.result.outcome
+
+    def as_dict(self) -> dict[str, object]:
+        return self.result.as_dict() | {"command": self.command, "versions": self.versions}
+
+    def lines(self) -> list[str]:
+        return self.result.lines()
 
 
 def package_versions() -> dict[str, str]:

@@ -15,6 +15,7 @@ import jinja2
 import numpy as np
 
 from admmcheck.report.audit_page import PAGE_STYLE, format_number, write_png
+from admmcheck.report.model import Reproducible
 from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
 CAVEAT = ("A one-run audit tests the canaries it drew, from the runs it made: \"no violation found\" is weak evidence, "
@@ -86,7 +87,14 @@ def _figure(included: np.ndarray, excluded: np.ndarray, high: float, low: float,
     return figure
 
 
-def write_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
+def write_one_run_page(result: Reproducible, folder: str | Path) -> dict[str, Path]:
+    """Write the page of ``result``, a one-run audit's result: its JSON
+    (:meth:`~admmcheck.foundations.results.Result.as_dict`, with the command and the package versions that
+    :class:`~admmcheck.report.model.Reproducible` adds) is what the page shows."""
+    return render_one_run_page(result.as_dict(), folder)
+
+
+def render_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     """Write audit.json, scores.png and audit.html for one one-run audit (its ``as_dict()``, with ``command`` where
     known) into ``folder``; returns {"json", "scores.png", "html"} -> path."""
     target = output_folder(folder, "folder")

@@ -181,7 +181,7 @@ def _audited(report: Report) -> dict[str, list[tuple[str, str]]]:
 def render(report: Report, out: str | Path) -> dict[str, Path]:
     """Write report.json, the figures and report.html into ``out``; returns the paths."""
     folder = output_folder(out, "out")
-    paths = {"json": write_text_atomic(folder / "report.json", to_json(report.to_dict(), indent=2) + "\n")}
+    paths = {"json": write_text_atomic(folder / "report.json", to_json(report.as_dict(), indent=2) + "\n")}
     images = {}
     for name, spec in report.figures.items():
         figure = _figure(name, spec)

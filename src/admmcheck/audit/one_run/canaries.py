@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.claims.values import ApproxDp, Claim, GaussianDp
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.foundations.progress import Budget
+from admmcheck.foundations.results import Result
 from admmcheck.foundations.validation import one_of, positive_int
 
 #: the shares of all canaries guessed (half "included", half "excluded"), fixed before any score is seen
@@ -225,10 +226,13 @@ class Guess:
     mu_lower_bound: float
 
 
-@dataclass
-class CanaryAuditResult:
+@dataclass(frozen=True, eq=False)
+class CanaryAuditResult(Result):
     """What a one-run audit found: the verdict against ``claim``, the largest ε bound over the guesses (and the
-    Gaussian-DP μ bound), every guess, and the pooled scores of included and excluded canaries."""
+    Gaussian-DP μ bound), every guess, and the pooled scores of included and excluded canaries; ``context`` says
+    where the canaries were (a registered mechanism's slots and claim, or a dataset's node column)."""
+
+    kind: ClassVar[str] = "one-run audit"
 
     verdict: str
     claim: ApproxDp | GaussianDp
@@ -240,27 +244,65 @@ class CanaryAuditResult:
     included: np.ndarray
     canaries: int
     runs: int
-    kind: str
+    kind_of_neighbours: str
     score: str
     seed: int
     wall_time_s: float
     notes: list[str]
     context: dict[str, object] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, object]:
+    @property
+    def outcome(self) -> str:
+        return "failed" if self.verdict == "violation" else "passed"
+
+    @property
+    def deciding(self) -> Guess:
+        """The guess that decides the claim's bound."""
         bounded = "mu_lower_bound" if isinstance(self.claim, GaussianDp) else "epsilon_lower_bound"
-        best = max(self.guesses, key=lambda g: getattr(g, bounded))  # the guess that decides the claim's bound
+        return max(self.guesses, key=lambda g: getattr(g, bounded))
+
+    def lines(self) -> list[str]:
+        best, total = self.deciding, len(self.scores)
+        word = "violation" if self.verdict == "violation" else "no violation found"
+        runs = f"{self.runs} run{'s' if self.runs > 1 else ''}"
+        if isinstance(self.claim, GaussianDp):
+            head = (f"{word}: mu >= {self.mu_lower_bound:.4f} with confidence {self.confidence:g} (claimed mu = "
+                    f"{self.claim.mu:.6g}, a Gaussian-DP trade-off curve), from {runs} of {self.canaries} canaries")
+        else:
+            head = (f"{word}: epsilon >= {self.epsilon_lower_bound:.4f} with confidence {self.confidence:g} (claimed "
+                    f"epsilon = {self.claim.epsilon:.6g}, delta = {self.claim.delta:.3g}), from {runs} of "
+                    f"{self.canaries} canaries")
+        included, excluded = self.scores[self.included], self.scores[~self.included]
+        out = [head,
+               f"  deciding guess: {best.correct} right of {best.guesses} (the {best.guesses // 2} highest and "
+               f"{best.guesses // 2} lowest of {total} scores), each guess share at level {best.level:.3g}",
+               f"  Gaussian DP: mu >= {self.mu_lower_bound:.4f}; scores ({self.score}): included mean "
+               f"{_mean(included)}, excluded mean {_mean(excluded)}"]
+        placed = ""
+        if "placement" in self.context:  # a registered mechanism's slots, or a dataset's node column
+            placed = (f", {self.context['mechanism']}'s canaries at {self.context['placement']}"
+                      if "mechanism" in self.context else f", canaries at the records' nodes: {self.context['placement']}")
+        out.append(f"  {self.kind_of_neighbours}{placed}, seed {self.seed}, {self.wall_time_s:.1f} s")
+        return out + [f"  note: {note}" for note in self.notes]
+
+    def as_dict(self) -> dict[str, object]:
+        best = self.deciding
         return self.context | {
             "verdict": self.verdict, "mode": "one-run", "epsilon_lower_bound": self.epsilon_lower_bound,
             "mu_lower_bound": self.mu_lower_bound, "claimed_epsilon": getattr(self.claim, "epsilon", None),
             "claimed_delta": getattr(self.claim, "delta", None), "claimed_mu": getattr(self.claim, "mu", None),
             "confidence": self.confidence, "canaries": self.canaries,
-            "runs": self.runs, "canaries_total": len(self.scores), "neighbour_kind": self.kind, "score": self.score,
+            "runs": self.runs, "canaries_total": len(self.scores), "neighbour_kind": self.kind_of_neighbours,
+            "score": self.score,
             "deciding_guess": best.__dict__, "guesses": [guess.__dict__ for guess in self.guesses],
             "scores": {"included": self.scores[self.included].tolist(),
                        "excluded": self.scores[~self.included].tolist()},
             "seed": self.seed, "wall_time_s": self.wall_time_s, "notes": self.notes,
         }
+
+
+def _mean(values: np.ndarray) -> str:
+    return f"{float(np.mean(values)):.4g}" if len(values) else "(none)"
 
 
 def guess(scores: np.ndarray, included: np.ndarray, claim: ApproxDp | GaussianDp,

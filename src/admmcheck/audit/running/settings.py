@@ -124,3 +124,10 @@ class SearchSettings:
         positive_int("candidates", self.candidates)
         positive_int("samples", self.samples)
         positive_int("keep", self.keep)
+
+    def but(self, **changes: object) -> "SearchSettings":
+        """This budget with ``changes``, validated again; a bad value is said with its flag (``--search-samples``)."""
+        try:
+            return replace(self, **changes)
+        except InvalidConfiguration as exc:
+            raise InvalidConfiguration(f"--search-{exc.parameter} {str(exc).partition('=')[2]}") from None

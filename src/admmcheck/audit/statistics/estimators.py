@@ -16,9 +16,14 @@ where the two intervals pay 2·z(alpha/2).
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 from scipy import optimize, special
+
+from admmcheck.claims.values import ApproxDp, Claim
 
 
 def cp_lower(count: np.ndarray | float, n: np.ndarray | float, alpha: float) -> np.ndarray:
@@ -175,10 +180,113 @@ def ratio_leak_floor(n: int, alpha: float, epsilon: float) -> float:
     return high / n
 
 
-def better_estimator(count_a: int, n_a: int, count_b: int, n_b: int, level: float) -> tuple[str, float]:
-    """For a claim with δ = 0, the estimator whose ε bound at level ``level`` is larger at these counts, and
-    that bound: two Clopper-Pearson intervals at level/2 each (:func:`epsilon_bound`), or the conditional
-    ratio test (:func:`ratio_epsilon_bound`), which wins on rare events and loses on common ones."""
-    intervals = float(epsilon_bound(cp_lower(count_a, n_a, level / 2), cp_upper(count_b, n_b, level / 2), 0.0))
-    ratio = ratio_epsilon_bound(count_a, n_a, count_b, n_b, level)
-    return (RATIO_TEST, ratio) if ratio > intervals else (TWO_INTERVALS, intervals)
+def better_estimator(count_a: float, n_a: int, count_b: float, n_b: int, level: float) -> tuple[str, float]:
+    """For a claim with δ = 0, the registered estimator (:data:`ESTIMATORS`) whose ε bound at level ``level`` is
+    largest at these counts, and that bound: of the two built in, two Clopper-Pearson intervals at level/2 each
+    (:func:`epsilon_bound`) or the conditional ratio test (:func:`ratio_epsilon_bound`), which wins on rare events
+    and loses on common ones. A tie keeps the first registered."""
+    values = [estimator.predicted(count_a, n_a, count_b, n_b, level) for estimator in ESTIMATORS]
+    best = max(range(len(values)), key=values.__getitem__)
+    return ESTIMATORS[best].name, values[best]
+
+
+@dataclass(frozen=True)
+class EventBound:
+    """What an estimator bounds from one event's counts: ``epsilon`` the ε lower bound at the claim's δ (its planning
+    point's), ``value`` the lower bound on the claim's own parameter (:attr:`~admmcheck.claims.Claim.parameter`)."""
+
+    epsilon: float
+    value: float
+
+
+class Estimator(ABC):
+    """One way to turn an event's two counts into lower bounds at a level (the event's share of 1 − confidence).
+
+    The registered estimators (:data:`ESTIMATORS`) compete for each event on the selection split
+    (:func:`admmcheck.audit.statistics.events.with_estimator`), before any bounding sample is drawn, so the bound
+    stays valid; the audit's result, the terminal and the audit page show the chosen one's ``name`` and ``method``.
+    A new estimator is one subclass handed to :func:`register_estimator`."""
+
+    #: the estimator's name, as the audit's JSON and page give it
+    name: ClassVar[str]
+    #: how it bounds, in one sentence (the terminal and the page)
+    method: ClassVar[str]
+
+    def applies(self, claim: Claim) -> bool:
+        """Whether it may bound an event against ``claim`` (default: any claim)."""
+        return True
+
+    @abstractmethod
+    def bound(self, count_a: int, n_a: int, count_b: int, n_b: int, level: float, claim: Claim) -> EventBound:
+        """The lower bounds from ``count_a`` of ``n_a`` (the side the event is more likely under) and ``count_b``
+        of ``n_b``, holding with probability >= 1 − ``level``."""
+
+    def predicted(self, count_a: float, n_a: int, count_b: float, n_b: int, level: float) -> float:
+        """The ε bound it would give a pure ε claim at counts projected from the selection split (how the
+        estimators compete for an event)."""
+        return self.bound(int(count_a), n_a, int(count_b), n_b, level, ApproxDp(1.0, 0.0)).epsilon
+
+    def leak_floor(self, n: int, level: float, point: ApproxDp) -> float:
+        """The smallest probability an event, never given by the other side, must have to refute ``point`` at its
+        expected count from ``n`` samples per side at ``level`` (1.0: it refutes none)."""
+        return 1.0
+
+
+class TwoIntervals(Estimator):
+    """ln((p̲_a − δ) / p̄_b) from two one-sided Clopper-Pearson intervals at half the level each (module docstring);
+    a claim's own parameter from the same two ends (:meth:`~admmcheck.claims.Claim.refuted_value`)."""
+
+    name = TWO_INTERVALS
+    method = "two one-sided Clopper-Pearson intervals at half the event's level each"
+
+    def bound(self, count_a: int, n_a: int, count_b: int, n_b: int, level: float, claim: Claim) -> EventBound:
+        lower_a, upper_b = float(cp_lower(count_a, n_a, level / 2)), float(cp_upper(count_b, n_b, level / 2))
+        epsilon = float(epsilon_bound(lower_a, upper_b, claim.planning_point().delta))
+        return EventBound(epsilon, float(claim.refuted_value(lower_a, upper_b)))
+
+    def predicted(self, count_a: float, n_a: int, count_b: float, n_b: int, level: float) -> float:
+        return float(epsilon_bound(cp_lower(count_a, n_a, level / 2), cp_upper(count_b, n_b, level / 2), 0.0))
+
+    def leak_floor(self, n: int, level: float, point: ApproxDp) -> float:
+        return leak_floor(n, level / 2, point.epsilon, point.delta)
+
+
+class RatioTest(Estimator):
+    """The conditional ratio test (:func:`ratio_epsilon_bound`), for pure ε claims: wins on rare events."""
+
+    name = RATIO_TEST
+    method = ("the conditional ratio test on the two counts (Fisher's exact bound on the odds ratio, times bounds on "
+              "(1 - p_a)/(1 - p_b)), not the two intervals")
+
+    def applies(self, claim: Claim) -> bool:
+        return isinstance(claim, ApproxDp) and claim.delta == 0
+
+    def bound(self, count_a: int, n_a: int, count_b: int, n_b: int, level: float, claim: Claim) -> EventBound:
+        epsilon = ratio_epsilon_bound(count_a, n_a, count_b, n_b, level)
+        return EventBound(epsilon, epsilon)
+
+    def predicted(self, count_a: float, n_a: int, count_b: float, n_b: int, level: float) -> float:
+        return ratio_epsilon_bound(int(count_a), n_a, int(count_b), n_b, level)
+
+    def leak_floor(self, n: int, level: float, point: ApproxDp) -> float:
+        return ratio_leak_floor(n, level, point.epsilon) if point.delta == 0 else 1.0
+
+
+#: The estimators an event's bound may come from, the default first (it keeps an event on a tie).
+ESTIMATORS: list[Estimator] = [TwoIntervals(), RatioTest()]
+
+
+def register_estimator(estimator: Estimator) -> Estimator:
+    """Add ``estimator`` to :data:`ESTIMATORS` (refused where its name is taken); returns it."""
+    if any(known.name == estimator.name for known in ESTIMATORS):
+        raise ValueError(f"an estimator named {estimator.name!r} is registered already")
+    ESTIMATORS.append(estimator)
+    return estimator
+
+
+def estimator_named(name: str) -> Estimator:
+    """The registered estimator called ``name`` (the name an event or a result carries)."""
+    for estimator in ESTIMATORS:
+        if estimator.name == name:
+            return estimator
+    raise ValueError(f"no estimator named {name!r}; the registered ones are {[e.name for e in ESTIMATORS]}")

@@ -48,7 +48,7 @@ import numpy as np
 
 from admmcheck.audit.statistics.additive import CoordinateCodes, SharedCodes, atoms_of
 from admmcheck.audit.inputs.outputs import Layout
-from admmcheck.audit.statistics.estimators import RATIO_TEST, better_estimator, cp_lower, cp_upper, epsilon_bound
+from admmcheck.audit.statistics.estimators import TWO_INTERVALS, better_estimator, cp_lower, cp_upper, epsilon_bound
 from admmcheck.foundations.errors import InvalidConfiguration
 
 QUANTILES = 400
@@ -75,9 +75,9 @@ class Event:
     to :func:`candidate_events` and its threshold chosen on the rest (its frequencies on those first
     samples are not to be trusted); 0 where every sample chose the threshold (the projection family's
     logistic fits, whose few weights barely overfit, also use the samples they were fitted on).
-    ``ratio_test``: its ε bound is to come from the conditional ratio test
-    (:func:`admmcheck.audit.statistics.estimators.ratio_epsilon_bound`) rather than two Clopper-Pearson intervals,
-    chosen on the selection split (:func:`with_estimator`)."""
+    ``estimator``: the name of the estimator its bound is to come from
+    (:class:`~admmcheck.audit.statistics.estimators.Estimator`), chosen on the selection split
+    (:func:`with_estimator`); events travel to the workers as plain data, so they carry the name."""
 
     family: str
     description: str
@@ -89,7 +89,7 @@ class Event:
     axis: str = ""
     labels: tuple[str, ...] = ()
     learned: int = 0
-    ratio_test: bool = False
+    estimator: str = TWO_INTERVALS
 
     def member(self, scores: np.ndarray) -> np.ndarray:
         """Boolean membership from already computed scores (NaN scores are never members)."""
@@ -645,19 +645,20 @@ def candidate_events(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: Sele
 
 
 def with_estimator(event: Event, score0: np.ndarray, score1: np.ndarray, sizes: SelectionSizes) -> Event:
-    """``event`` marked for the estimator whose bound is larger at the counts its selection frequencies
-    project onto the bounding split (``score0``/``score1``: its scores of the selection samples; those
-    it was fitted on are left out): the conditional ratio test wins on rare events, two Clopper-Pearson
-    intervals on common ones (:func:`admmcheck.audit.statistics.estimators.ratio_epsilon_bound`). Only for claims
-    with δ = 0, and fixed before any bounding sample is drawn, so the bound stays valid."""
+    """``event`` marked for the registered estimator
+    (:data:`~admmcheck.audit.statistics.estimators.ESTIMATORS`) whose bound is largest at the counts its selection
+    frequencies project onto the bounding split (``score0``/``score1``: its scores of the selection samples; those
+    it was fitted on are left out): the conditional ratio test wins on rare events, two Clopper-Pearson intervals
+    on common ones. Only for claims with δ = 0, and fixed before any bounding sample is drawn, so the bound stays
+    valid; a tie keeps the first registered (the two intervals)."""
     if sizes.delta != 0:
         return event
     frequency = [float(np.mean(event.member(s[event.learned:]))) if len(s) > event.learned else 0.0
                  for s in (score0, score1)]
     a, b = event.numerator, 1 - event.numerator
     counts = [round(frequency[side] * sizes.bounding[side]) for side in (0, 1)]
-    estimator, _ = better_estimator(counts[a], sizes.bounding[a], counts[b], sizes.bounding[b], 2 * sizes.alpha_each)
-    return replace(event, ratio_test=estimator == RATIO_TEST)
+    name, _ = better_estimator(counts[a], sizes.bounding[a], counts[b], sizes.bounding[b], 2 * sizes.alpha_each)
+    return replace(event, estimator=name)
 
 
 def scores_of(events: list[Event], x: np.ndarray) -> list[np.ndarray]:

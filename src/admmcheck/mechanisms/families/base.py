@@ -21,22 +21,78 @@ A family (:class:`Family`) is an object, not a name: a spec holds its family, an
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping
 
+from admmcheck.claims.values import Claim
 from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.foundations.results import Result
 from admmcheck.mechanisms.canaries import Canaries
 from admmcheck.mechanisms.white_box import Auditable
 
 
 @dataclass(frozen=True)
-class Statement:
-    """What ``admmcheck bound`` states for a mechanism on one setting: ``summary`` its JSON, ``lines`` its text,
-    ``holds`` whether the claim's preconditions hold (exit 0; else 1)."""
+class Statement(Result):
+    """What ``admmcheck bound`` states for a mechanism on one setting: ``summary`` its JSON, ``text`` its lines,
+    ``holds`` whether the claim's preconditions hold (else the outcome is failed: exit 1)."""
 
-    summary: dict[str, object]
-    lines: tuple[str, ...]
+    kind: ClassVar[str] = "bound"
+
+    summary: Mapping[str, object] = field(repr=False)
+    text: tuple[str, ...]
     holds: bool
+
+    @property
+    def outcome(self) -> str:
+        return "passed" if self.holds else "failed"
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+    def lines(self) -> list[str]:
+        return list(self.text)
+
+
+@dataclass(frozen=True)
+class ClaimStatement(Result):
+    """What ``admmcheck bound`` states for a mechanism whose claim is a value (its notion, parameters, source)."""
+
+    kind: ClassVar[str] = "bound"
+
+    mechanism: str
+    claim: Claim
+
+    def as_dict(self) -> dict[str, object]:
+        return {"mechanism": self.mechanism, "claim": self.claim.as_dict()}
+
+    def lines(self) -> list[str]:
+        return [f"{self.mechanism}: {self.claim}"]
+
+
+@dataclass(frozen=True)
+class RunSummary(Result):
+    """One measured run (:meth:`Family.run`): ``summary`` its JSON, ``shown`` the figures a terminal lists, in order;
+    a private run's ``claim`` (or, where the setting has none, why: ``refused``); ``objective_gap`` the relative gap
+    to the optimum at the last iteration where the family has one."""
+
+    kind: ClassVar[str] = "run"
+
+    summary: Mapping[str, object] = field(repr=False)
+    shown: tuple[str, ...]
+    claim: Claim | None = None
+    refused: str | None = None
+    objective_gap: float | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+    def lines(self) -> list[str]:
+        out = [f"{key:<16} {self.summary[key]}" for key in self.shown]
+        if self.claim is None and self.refused is None:
+            return out
+        if "sigma" in self.summary and "sigma" not in self.shown:  # the noise a private run drew, where it has one
+            out.append(f"{'sigma':<16} {self.summary['sigma']}")
+        return out + [f"{'claimed':<16} " + (f"none: {self.refused}" if self.claim is None else str(self.claim))]
 
 
 def precondition_lines(preconditions: Mapping[str, bool]) -> list[str]:
@@ -113,9 +169,17 @@ class Family(ABC):
         """What an audit of ``spec`` on ``setting`` runs, against the claim it audits."""
 
     @abstractmethod
-    def run(self, spec: Any, setting: Any, export_problem: Any = None) -> dict[str, object]:
-        """Run ``spec`` once on ``setting`` and measure it against its reference; the summary ``run --json``
-        prints (``export_problem``: a path to write the problem to, where the family can)."""
+    def run(self, spec: Any, setting: Any, export_problem: Any = None) -> RunSummary:
+        """Run ``spec`` once on ``setting`` and measure it against its reference: what ``admmcheck run`` prints
+        (``export_problem``: a path to write the problem to, where the family can)."""
+
+    def state(self, spec: Any, setting: Any) -> Result:
+        """What ``admmcheck bound`` states for ``spec`` on ``setting``: a claim stated as a value (its notion,
+        parameters and source), or what :meth:`bound` states of the theorem's object."""
+        stated = spec.claim(setting)
+        if isinstance(stated, Claim):
+            return ClaimStatement(spec.name, spec.claim_value(setting, stated))
+        return self.bound(spec, setting, stated)
 
     @abstractmethod
     def bound(self, spec: Any, setting: Any, stated: Any) -> Statement:

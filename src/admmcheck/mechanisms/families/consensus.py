@@ -23,7 +23,7 @@ from admmcheck.claims.values import Claim
 from admmcheck.foundations.errors import InvalidConfiguration, PreconditionError
 from admmcheck.mechanisms.canaries import ConsensusCanaries
 from admmcheck.mechanisms.consensus import NEIGHBOUR_KINDS, ReferenceMechanism, keyword_arguments, replace_one_record
-from admmcheck.mechanisms.families.base import Family, Statement, precondition_lines
+from admmcheck.mechanisms.families.base import Family, RunSummary, Statement, precondition_lines
 from admmcheck.mechanisms.privacy_loss import privacy_loss
 from admmcheck.mechanisms.settings import ConsensusSetting
 from admmcheck.mechanisms.white_box import Auditable, consensus_white_box
@@ -171,15 +171,18 @@ class ConsensusFamily(Family):
         return Auditable(self.mechanism(spec, network, setting.iterations, setting), problem, stated, tested,
                          {"theorem": summary})
 
-    def run(self, spec: Any, setting: ConsensusSetting, export_problem: Any = None) -> dict[str, object]:
+    def run(self, spec: Any, setting: ConsensusSetting, export_problem: Any = None) -> RunSummary:
         """One run (seed ``setting.seed``) against CVXPY's optimum of (1); a private one with the claim it is for."""
         summary = execute(spec, setting, export_problem).summary()
+        claim = refused = None
         if spec.private:
             try:
-                summary["claim"] = spec.claim_value(setting).as_dict()
-            except (InvalidConfiguration, PreconditionError) as refused:  # alpha = inf, or preconditions that fail
-                summary["claim"] = {"none": f"no claim on this setting ({refused})"}
-        return summary
+                claim = spec.claim_value(setting)
+                summary["claim"] = claim.as_dict()
+            except (InvalidConfiguration, PreconditionError) as exc:  # alpha = inf, or preconditions that fail
+                refused = f"no claim on this setting ({exc})"
+                summary["claim"] = {"none": refused}
+        return RunSummary(summary, self.run_keys, claim, refused, float(summary["objective_gap"]))
 
     def bound(self, spec: Any, setting: ConsensusSetting, stated: Any) -> Statement:
         """The theorem's β with its per-node sums and preconditions, and the setting they were computed on."""

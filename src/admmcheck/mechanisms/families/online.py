@@ -19,7 +19,7 @@ its graphs are directed (``push_sum``).
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 from admmcheck.claims.stated import TheoremClaim, gives
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.mechanisms.dpsda import DpsdaMechanism, change_one_round, released_round
-from admmcheck.mechanisms.families.base import Family, Statement, precondition_lines
+from admmcheck.mechanisms.families.base import Family, RunSummary, Statement, precondition_lines
 from admmcheck.mechanisms.settings import OnlineSetting
 from admmcheck.mechanisms.white_box import Auditable, online_white_box
 from admmcheck.solving.runs import describe_seed
@@ -44,6 +44,19 @@ def _every_round(problem: Any, kind: str) -> list[int]:
 
 def _round_place(t0: int, kind: str) -> str:
     return f"round {t0}: target b -> -b (Definition 1: one f_t0 changed)"
+
+
+@dataclass(frozen=True)
+class RegretSummary(RunSummary):
+    """An online run measured by its ``regret`` (eq. (3), mean over trials) against the theorem's ``regret_bound``
+    (None: the theorem gives none)."""
+
+    regret: float = 0.0
+    regret_bound: float | None = None
+
+    @property
+    def within_bound(self) -> bool | None:
+        return None if self.regret_bound is None else self.regret <= self.regret_bound
 
 
 class OnlineFamily(Family):
@@ -86,7 +99,7 @@ class OnlineFamily(Family):
         summary = stated.as_dict(setting.iterations) if isinstance(stated, TheoremClaim) else tested.as_dict()
         return Auditable(mechanism, setting.problem(), stated, tested, {"claims": summary})
 
-    def run(self, spec: Any, setting: OnlineSetting, export_problem: Any = None) -> dict[str, object]:
+    def run(self, spec: Any, setting: OnlineSetting, export_problem: Any = None) -> RunSummary:
         """``setting.trials`` independent runs on the same function sequence: the pseudo-regret (3), the
         running-average regret (19) and the claim's regret bound where it gives one."""
         from admmcheck.solving.oracle import hindsight_optimum
@@ -108,21 +121,23 @@ class OnlineFamily(Family):
         regret = float(losses.sum(axis=1).mean() - best)
         average_regret = float(running_losses.sum(axis=1).mean() - best)
         bound = stated.require("regret_bound")(T) if gives(stated, "regret_bound") else None
+        claim = refused = None
         try:
-            claim = spec.claim_value(setting, stated).as_dict()
-        except InvalidConfiguration as refused:  # no finite claim: step_epsilon = inf draws no noise
-            claim = {"none": f"no finite claim ({refused})"}
-        return {
+            claim = spec.claim_value(setting, stated)
+        except InvalidConfiguration as exc:  # no finite claim: step_epsilon = inf draws no noise
+            refused = f"no finite claim ({exc})"
+        summary = {
             "algorithm": spec.name, "nodes": setting.nodes, "dim": problem.dim, "iterations": T,
             "epsilon": setting.step_epsilon, "sigma": arguments.get("sigma"), "trials": trials,
             "regret": regret, "regret_over_T": regret / T, "average_regret": average_regret,
             "regret_bound": bound, "regret_within_bound": None if bound is None else regret <= bound,
-            "hindsight_optimum": best, "claim": claim,
+            "hindsight_optimum": best, "claim": {"none": refused} if claim is None else claim.as_dict(),
             "claims": stated.as_dict(T) if isinstance(stated, TheoremClaim) else None,
             "seed": describe_seed(run.seeds[0]), "wall_time_s": run.wall_time_s,
             "definitions": {"regret": "mean over trials of sum_t f_t(x(t)) - min_v sum_t f_t(v), eq. (3)",
                             "average_regret": "the same for the running average x~(t), eq. (19)"},
         }
+        return RegretSummary(summary, self.run_keys, claim, refused, regret=regret, regret_bound=bound)
 
     def bound(self, spec: Any, setting: OnlineSetting, stated: Any) -> Statement:
         """Per-round ε, σ and sensitivity, the total claim, the regret bound and the preconditions."""

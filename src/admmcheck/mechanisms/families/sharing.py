@@ -22,7 +22,7 @@ import numpy as np
 
 from admmcheck.claims.stated import TheoremClaim
 from admmcheck.mechanisms.canaries import SharingCanaries
-from admmcheck.mechanisms.families.base import Family, Statement, precondition_lines
+from admmcheck.mechanisms.families.base import Family, RunSummary, Statement, precondition_lines
 from admmcheck.mechanisms.settings import SharingSetting
 from admmcheck.mechanisms.sharing import SharingMechanism, replace_one_row
 from admmcheck.mechanisms.white_box import Auditable, sharing_white_box
@@ -84,7 +84,7 @@ class SharingFamily(Family):
         used = f"the smaller of the total of {spec.theorem} and basic composition" if theorem else None
         return Auditable(mechanism, setting.problem(normalise_rows=True), stated, tested, {"theorem": summary}, used)
 
-    def run(self, spec: Any, setting: SharingSetting, export_problem: Any = None) -> dict[str, object]:
+    def run(self, spec: Any, setting: SharingSetting, export_problem: Any = None) -> RunSummary:
         """One run (seed ``setting.seed``) against CVXPY; a private one draws the noise of its claim on rows
         normalised as Assumption 2.3 asks."""
         from admmcheck.solving.oracle import sharing_optimum
@@ -117,14 +117,16 @@ class SharingFamily(Family):
             "definitions": {"objective_gap": "(F(x^T) - F*) / |F*|, F the objective (1), F* from CVXPY",
                             "residual": "||sum_m D_m x~_m^T - z^T||_2"},
         }
+        claim = None
         if spec.private:
             if isinstance(stated, TheoremClaim):
                 summary["privacy"] = stated.as_dict(setting.iterations)
-            summary["claim"] = spec.claim_value(setting, stated).as_dict()
+            claim = spec.claim_value(setting, stated)
+            summary["claim"] = claim.as_dict()
             summary["sigma"] = arguments["sigma"].tolist() if "sigma" in arguments else None
         if export_problem is not None:
             summary["exported"] = str(export_problem)
-        return summary
+        return RunSummary(summary, self.run_keys, claim, objective_gap=float(summary["objective_gap"]))
 
     def bound(self, spec: Any, setting: SharingSetting, stated: Any) -> Statement:
         """Each party's sensitivity and σ, the per-iteration (ε, δ), the composed claim and the accountants'."""
