@@ -33,8 +33,8 @@ def test_the_mechanisms_audited_here_are_the_papers_with_a_theorem():
 @pytest.mark.admmcheck(assertions=len(KEEPING))
 def test_the_papers_mechanisms_keep_their_claims():
     for name in KEEPING:
-        result = assert_private(name, samples=SAMPLES, sequential=False)
-        assert result["epsilon_lower_bound"] <= result["claimed_epsilon"]
+        found = assert_private(name, samples=SAMPLES, sequential=False)
+        assert found.result.epsilon_lower_bound <= found.audited.claimed.epsilon
 
 
 @pytest.mark.admmcheck

@@ -140,7 +140,7 @@ def test_assert_private_tests_a_claim_of_any_notion_and_its_replay_states_it():
                        samples=5_000, workers=2)
     message = str(caught.value)
     assert "violates its claim (mu = 1 (1-GDP)): mu >= " in message and "--mu 1.0" in caught.value.command
-    assert caught.value.result["lower_bound"]["value"] <= 4.0  # the truth: sigma = 1/4 on sensitivity 1
+    assert caught.value.result.claim_lower_bound <= 4.0  # the truth: sigma = 1/4 on sensitivity 1
     with pytest.raises(InvalidConfiguration, match="give the claim one way"):
         assert_private(f"{MECHANISMS}:gaussian_unit", f"{MECHANISMS}:scalar_pair", epsilon=1.0,
                        claim=GaussianDp(1.0))

@@ -152,7 +152,7 @@ def test_convergence_and_conditions_assertions_say_what_failed_and_how_to_replay
     with pytest.raises(AssertionError, match=r"admmcheck run admm --iterations 3 --json does not reach the CVXPY "
                                              r"optimum: relative objective gap 1\.9\d*e-01 > 1e-06"):
         assert_converges("admm", iterations=3)
-    assert assert_conditions_hold("madmm", dataset="synthetic")["status"] == "pass"
+    assert assert_conditions_hold("madmm", dataset="synthetic").status == "pass"
     with pytest.raises(AssertionError) as failed:
         assert_conditions_hold("radmm", lipschitz=("1/4",))
     message = str(failed.value)

@@ -7,6 +7,7 @@ import subprocess
 
 from system import needs
 
+from admmcheck.foundations.figures import Figure
 from admmcheck.report.model import Report, Verdict
 from admmcheck.report.render import render
 
@@ -23,10 +24,10 @@ def small_report() -> Report:
                        "admmcheck audit dp-sharing --white-box --json", 5.2), 0.2)
     report.add(Verdict("pp", "black-box audit against beta", "pass", "epsilon >= 0.0 (claim 1.34)",
                        "admmcheck audit pp --json", 0.0), 0.3)
-    report.figures["convergence"] = {"kind": "bars", "title": "final gap", "threshold": 1e-6,
-                                     "series": {"synthetic N=5": {"admm converges": 2.5e-13}}}
-    report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy", "series": {"pp": {
-        "claimed_beta": 1.34, "white_box_worst": 1.24, "white_box_max_sampled": 0.39, "black_box_lower_bound": 0.0}}}
+    report.figures["convergence"] = Figure.from_dict({"kind": "bars", "title": "final gap", "threshold": 1e-6,
+                                     "series": {"synthetic N=5": {"admm converges": 2.5e-13}}})
+    report.figures["privacy"] = Figure.from_dict({"kind": "privacy-bars", "title": "privacy", "series": {"pp": {
+        "claimed_beta": 1.34, "white_box_worst": 1.24, "white_box_max_sampled": 0.39, "black_box_lower_bound": 0.0}}})
     report.findings.append({"algorithm": "dp-sharing", "title": "not DP", "evidence": "0/1000 vs 1000/1000",
                             "command": "admmcheck audit dp-sharing --json"})
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from admmcheck.foundations.figures import Figure
 from admmcheck.report.model import Report, Verdict
 from admmcheck.report.render import render
 
@@ -12,15 +13,15 @@ def tagged_report() -> Report:
     report = Report("smoke", 0)
     for algorithm in ("admm", "pp", "radmm"):
         report.add(Verdict(algorithm, "a check", "pass", "1.0", f"admmcheck run {algorithm} --json", 1.0), 0.1)
-    report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy bars", "algorithms": ["pp", "radmm"],
+    report.figures["privacy"] = Figure.from_dict({"kind": "privacy-bars", "title": "privacy bars", "algorithms": ["pp", "radmm"],
                                  "series": {"pp": {"claimed_beta": 1.3, "white_box_worst": 1.2,
-                                                   "white_box_max_sampled": 0.4, "black_box_lower_bound": 0.0}}}
-    report.figures["loss"] = {"kind": "histograms", "title": "loss histogram", "xlabel": "L", "algorithms": ["pp"],
+                                                   "white_box_max_sampled": 0.4, "black_box_lower_bound": 0.0}}})
+    report.figures["loss"] = Figure.from_dict({"kind": "histograms", "title": "loss histogram", "xlabel": "L", "algorithms": ["pp"],
                               "series": {"pp": {"edges": [0.0, 0.5, 1.0], "counts": [3, 1], "infinite": 2,
-                                                "beta": 1.3}}}
-    report.figures["gamma"] = {"kind": "table", "title": "gamma interval", "algorithms": ["radmm"],
-                               "series": {"interval": {"lo_float": 0.25, "hi_float": 0.5}}}
-    report.figures["elsewhere"] = {"kind": "curves", "title": "untagged curves", "series": {"a": [1.0, 0.5]}}
+                                                "beta": 1.3}}})
+    report.figures["gamma"] = Figure.from_dict({"kind": "table", "title": "gamma interval", "algorithms": ["radmm"],
+                               "series": {"interval": {"lo_float": 0.25, "hi_float": 0.5}}})
+    report.figures["elsewhere"] = Figure.from_dict({"kind": "curves", "title": "untagged curves", "series": {"a": [1.0, 0.5]}})
     report.findings.append({"algorithm": "radmm", "title": "a finding", "evidence": "numbers", "command": "admmcheck"})
     report.findings.append({"algorithm": "unknown", "title": "orphan finding", "evidence": "e", "command": "c"})
     return report

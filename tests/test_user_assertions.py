@@ -55,8 +55,9 @@ def test_a_point_outside_the_constraints_does_not_converge_whatever_its_objectiv
 
 def test_ones_own_condition_matrices_are_decided_exactly_with_a_certificate():
     result = assert_conditions_hold({"M(1)": [[2, 1], [1, 2]], "M(2)": [["1/2", 0], [0, Fraction(1, 3)]]})
-    assert result["status"] == "pass" and [c["holds"] for c in result["conditions"]] == [True, True]
-    assert assert_conditions_hold({"edge": [[1, 1], [1, 1]]}, strict=False)["status"] == "pass"
+    assert result.status == "pass" and [c["holds"] for c in result.as_dict()["conditions"]] == [True, True]
+    assert str(result) == "  holds  M(1): M(1) is positive definite\n  holds  M(2): M(2) is positive definite"
+    assert assert_conditions_hold({"edge": [[1, 1], [1, 1]]}, strict=False).status == "pass"
     with pytest.raises(AssertionError) as refused:
         assert_conditions_hold({"edge": [[1, 1], [1, 1]]})  # singular: semidefinite, not definite
     vector = [Fraction(v) for v in refused.value.args[0].split("x = [")[1].split("]")[0].split(", ")]
@@ -72,8 +73,9 @@ def test_a_registered_theorems_field_given_as_text_is_read_as_its_flag_reads_it(
     as_values = assert_conditions_hold("madmm", graph="ring:4", growth=("1",), strong_convexity=("1/4",),
                                        lipschitz=("1/4", "1/2", "1/4", "1/2"))
     timing = "elapsed_s"  # the only field that may differ: how long the decision took
-    assert {k: v for k, v in as_text.items() if k != timing} == {k: v for k, v in as_values.items() if k != timing}
-    assert as_text["status"] == "pass"
+    assert ({k: v for k, v in as_text.as_dict().items() if k != timing}
+            == {k: v for k, v in as_values.as_dict().items() if k != timing})
+    assert as_text.status == "pass"
 
 
 def test_a_registered_sharing_algorithm_is_asserted_by_name_against_cvxpy_and_an_online_one_is_refused():

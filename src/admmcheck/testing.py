@@ -42,10 +42,12 @@ PROFILE_SAMPLES = {"smoke": 2_000, "quick": 20_000, "full": 200_000}
 
 
 class PrivacyViolation(AssertionError):
-    """A mechanism's claimed (ε, δ) is violated with statistical evidence: ``result`` is the audit's JSON,
-    ``command`` the ``admmcheck audit`` command line that reproduces the verdict."""
+    """A mechanism's claimed (ε, δ) is violated with statistical evidence: ``result`` is the audit's result
+    (:class:`~admmcheck.audit.result.AuditResult`, or for a registered mechanism its
+    :class:`~admmcheck.commands.audit.MechanismAuditResult`), ``command`` the ``admmcheck audit`` command line that
+    reproduces the verdict."""
 
-    def __init__(self, message: str, result: dict[str, object], command: str):
+    def __init__(self, message: str, result: Any, command: str):
         super().__init__(message)
         self.result, self.command = result, command
 
@@ -173,7 +175,7 @@ FIRST_PLACE = "first place"
 def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None = None, delta: float = 0.0, *,
                    claim: Any = None, samples: int | None = None, confidence: float | None = None,
                    seed: int | None = None, sequential: bool | None = None, workers: int | None = None,
-                   where: Any = FIRST_PLACE) -> dict[str, object]:
+                   where: Any = FIRST_PLACE) -> Any:
     """Audit ``mechanism`` on ``neighbours`` against the claim (``epsilon``, ``delta``), or against ``claim``, a value
     of any DP notion (:mod:`admmcheck.claims`: ``GaussianDp(mu)``, ``ZeroConcentratedDp(rho)``, ``ApproxDp``, ...),
     tested in its own notion; raise :class:`PrivacyViolation` when the samples establish, with the stated
@@ -183,8 +185,10 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
     ``where`` (default: the place the spec names first; None: where the neighbour search finds it, slower).
     ``sequential`` draws in growing looks and stops as soon as a violation is established (an anytime-valid test),
     else at ``samples``; by default, sequential for an (ε, δ) claim (the sequential test's), fixed-n for any other.
-    Returns the audit's JSON (also recorded under the pytest plugin)."""
-    from admmcheck.audit.sequential import strict_bound
+    Returns the audit's result (:class:`~admmcheck.audit.result.AuditResult`; for a registered mechanism its
+    :class:`~admmcheck.commands.audit.MechanismAuditResult`, whose ``result`` is the black box's), also recorded
+    under the pytest plugin."""
+    from admmcheck.claims import ApproxDp
 
     registered = isinstance(mechanism, str) and ":" not in mechanism
     if registered and claim is not None:
@@ -193,32 +197,34 @@ def assert_private(mechanism: Any, neighbours: Any = None, epsilon: float | None
     claimed = None if registered else _claim_of(epsilon, delta, claim)  # refused before it counts as an assertion
     confidence, seed, samples, share = _decision(confidence, seed, samples)
     if registered:
-        result, command = _audit_registered(mechanism, neighbours, epsilon, samples, confidence, seed, sequential,
-                                            workers, where)
+        found, command = _audit_registered(mechanism, neighbours, epsilon, samples, confidence, seed, sequential,
+                                           workers, where)
+        black = found.result
     else:
-        result, command = _audit_code(mechanism, neighbours, claimed, samples, confidence, seed, sequential, workers)
-    bound = result["lower_bound"]
-    record = {"kind": "private", "mechanism": result.get("mechanism") or str(mechanism),
-              "claim": result["claim"]["describe"], "claim_source": result["claim"]["source"],
-              "claimed_epsilon": result["claimed_epsilon"], "claimed_delta": result["claimed_delta"],
-              "epsilon_lower_bound": result["epsilon_lower_bound"], "bounded": bound["parameter"],
-              "lower_bound": bound["value"], "samples": result["samples"],
-              "samples_used": result["samples_used"]["total"][0], "seed": seed, "confidence": confidence,
-              "budget_share": share, "verdict": result["verdict"], "command": command,
-              "bound_is_strict": strict_bound(result)}
+        found, command = _audit_code(mechanism, neighbours, claimed, samples, confidence, seed, sequential, workers)
+        black = found
+    claim = black.claim
+    approx = isinstance(claim, ApproxDp)
+    record = {"kind": "private", "mechanism": mechanism if registered else (black.mechanism or str(mechanism)),
+              "claim": claim.describe(), "claim_source": claim.source,
+              "claimed_epsilon": claim.epsilon if approx else None, "claimed_delta": claim.delta if approx else None,
+              "epsilon_lower_bound": black.epsilon_lower_bound, "bounded": claim.parameter,
+              "lower_bound": black.claim_lower_bound, "samples": black.samples,
+              "samples_used": black.selection_samples[0] + black.bounding_samples[0], "seed": seed,
+              "confidence": confidence, "budget_share": share, "verdict": black.verdict, "command": command,
+              "bound_is_strict": black.strict}
     record["line"] = _audit_line(record)
     record["properties"] = {"epsilon_lower_bound": record["epsilon_lower_bound"], "samples": record["samples_used"],
                             "seed": seed, "budget_share": share, "verdict": record["verdict"]}
     _record(record)
-    if result["verdict"] == "violation":
+    if black.verdict == "violation":
+        n = black.counted or black.bounding_samples
         raise PrivacyViolation(
-            f"{record['mechanism']} violates its claim ({result['claim']['claimed'].removeprefix('claimed ')}): "
-            f"{bound['parameter']} "
-            f"{'>' if record['bound_is_strict'] else '>='} {bound['value']:.4f} with confidence "
-            f"{confidence:.6g}\n  event: {result['event']}\n  P[event | d0] = {result['p_d0']['count']}/"
-            f"{result['p_d0']['n']}, P[event | d1] = {result['p_d1']['count']}/{result['p_d1']['n']}\n"
-            f"  replay (seed {seed}): {command}", result, command)
-    return result
+            f"{record['mechanism']} violates its claim ({claim.claimed().removeprefix('claimed ')}): "
+            f"{claim.parameter} {'>' if black.strict else '>='} {black.claim_lower_bound:.4f} with confidence "
+            f"{confidence:.6g}\n  event: {black.event}\n  P[event | d0] = {black.counts[0]}/{n[0]}, P[event | d1] = "
+            f"{black.counts[1]}/{n[1]}\n  replay (seed {seed}): {command}", found, command)
+    return found
 
 
 def _audit_line(record: dict[str, Any]) -> str:
@@ -260,7 +266,7 @@ def _claim_flags(claim: Any) -> list[str] | None:
 
 
 def _audit_code(mechanism: Any, neighbours: Any, claim: Any, samples: int, confidence: float, seed: int,
-                sequential: bool | None, workers: int | None) -> tuple[dict, str | None]:
+                sequential: bool | None, workers: int | None) -> tuple[Any, str | None]:
     from admmcheck.audit import AuditSettings, Source, audit
     from admmcheck.claims import ApproxDp
 
@@ -277,9 +283,9 @@ def _audit_code(mechanism: Any, neighbours: Any, claim: Any, samples: int, confi
                                    "FILE.py:NAME, or a Pair of arrays", parameter="neighbours")
     settings = AuditSettings(samples=samples, confidence=confidence, seed=seed, sequential=sequential,
                              workers=workers)
-    result = audit(Source(spec=mechanism_spec), source, claim, settings).as_dict()
+    result = audit(Source(spec=mechanism_spec), source, claim, settings)
     flags = _claim_flags(claim)
-    if flags is None or (neighbours_spec is None and result["verdict"] != "violation"):
+    if flags is None or (neighbours_spec is None and result.verdict != "violation"):
         return result, None  # a Pair of arrays is saved for the replay of a violation only; a curve has no flags
     pair = neighbours_spec if neighbours_spec is not None else _pair_file(neighbours)
     command = shlex.join(["admmcheck", "audit", "code", "--mechanism", mechanism_spec, "--neighbors", pair,
@@ -290,7 +296,7 @@ def _audit_code(mechanism: Any, neighbours: Any, claim: Any, samples: int, confi
 
 
 def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: int, confidence: float, seed: int,
-                      sequential: bool | None, workers: int | None, where: Any) -> tuple[dict, str]:
+                      sequential: bool | None, workers: int | None, where: Any) -> tuple[Any, str]:
     from admmcheck.commands.audit import MechanismAudit, run_mechanism_audit
     from admmcheck.mechanisms.registry import REGISTRY
 
@@ -313,11 +319,11 @@ def _audit_registered(name: str, setting: Any, epsilon: float | None, samples: i
         where = spec.first_place[0]
     if where is not None:
         place = [spec.first_place[1].split()[0], ":".join(map(str, where)) if isinstance(where, tuple) else str(where)]
-    result = run_mechanism_audit(MechanismAudit(name, setting, where=where, settings=settings)).as_dict()
+    result = run_mechanism_audit(MechanismAudit(name, setting, where=where, settings=settings))
     command = shlex.join(["admmcheck", "audit", name, *as_flags(setting, defaults, skip=("seed",)), *place, "--samples", str(samples), "--confidence",
                           repr(confidence), "--seed", str(seed)] + (["--sequential"] if sequential else [])
                          + ["--json"])
-    return result | {"mechanism": name}, command
+    return result, command
 
 
 def assert_converges(algorithm: Any, setting: Any = None, *, problem: Any = None, network: Any = None,
@@ -431,7 +437,7 @@ def _witness(certificate: dict[str, Any] | None) -> str:
     return f"; certificate: x = [{', '.join(witness['vector'])}] gives x^T M x = {witness['value']}"
 
 
-def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: object) -> dict[str, object]:
+def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: object) -> Any:
     """Assert that convergence conditions hold, decided exactly; the failure names each condition refuted or not
     decided, with its certificate. Returns the result.
 
@@ -443,7 +449,9 @@ def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: ob
     * ``algorithm`` a mapping of names to your own condition matrices (``{"M(t) > 0": M}``): each matrix positive
       definite (``strict``) or semidefinite on its quadratic form, decided over the rationals with an LDLᵀ
       factorisation or a refuting vector (:func:`admmcheck.conditions.certificates.decide_positive`); entries as
-      above."""
+      above.
+
+    Returns the :class:`~admmcheck.mechanisms.conditions.ConditionsResult` (``status``, ``as_dict()`` the report)."""
     if isinstance(algorithm, Mapping):
         return _own_conditions_hold(algorithm, strict, setting)
     from admmcheck.mechanisms.registry import REGISTRY
@@ -453,23 +461,23 @@ def assert_conditions_hold(algorithm: Any, *, strict: bool = True, **setting: ob
     read = {name: known[name].metadata["read"](value) if isinstance(value, str) and name in known
             and known[name].metadata.get("read") else value for name, value in setting.items()}
     typed = conditions.setting_type(**read)
-    result = conditions.evaluate(typed)
+    result = conditions.decide(typed)
     replay = shlex.join(["admmcheck", "conditions", algorithm, *as_flags(typed), "--json"])
-    _record_conditions(f"{algorithm}: {conditions.theorem}", result["status"], replay)
-    if result["status"] != "pass":
-        failed = [check for check in result.get("conditions", [])
+    _record_conditions(f"{algorithm}: {conditions.theorem}", result.status, replay)
+    if result.status != "pass":
+        report = result.as_dict()
+        failed = [check for check in report.get("conditions", [])
                   if check.get("holds") is not True] or [
-                      {"name": name, **check} for name, check in result.get("checks", {}).items()
+                      {"name": name, **check} for name, check in report.get("checks", {}).items()
                       if check.get("holds") is not True]
         lines = [f"  {check['name']}: {'refuted' if check.get('holds') is False else 'not decided'}"
                  + _witness(check.get("certificate")) for check in failed]
-        raise AssertionError(f"{conditions.theorem} does not hold ({result['status']}):\n" + "\n".join(lines)
+        raise AssertionError(f"{conditions.theorem} does not hold ({result.status}):\n" + "\n".join(lines)
                              + f"\n  replay: {replay}")
     return result
 
 
-def _own_conditions_hold(matrices: Mapping[str, Any], strict: bool, setting: Mapping[str, object]
-                         ) -> dict[str, object]:
+def _own_conditions_hold(matrices: Mapping[str, Any], strict: bool, setting: Mapping[str, object]) -> Any:
     """:func:`assert_conditions_hold` on a user's own condition matrices."""
     from admmcheck.conditions.checks import matrix_check
 
@@ -481,12 +489,15 @@ def _own_conditions_hold(matrices: Mapping[str, Any], strict: bool, setting: Map
     kind = "positive definite" if strict else "positive semidefinite"
     checks = {name: matrix_check(str(name), f"{name} is {kind}", _square(name, matrix), strict=strict)
               for name, matrix in matrices.items()}
-    result = {"status": "pass" if all(c.holds for c in checks.values()) else "fail",
-              "conditions": [check.as_dict() for check in checks.values()]}
+    from admmcheck.mechanisms.conditions import ConditionsResult
+
+    status = "pass" if all(c.holds for c in checks.values()) else "fail"
+    result = ConditionsResult({"status": status, "conditions": [check.as_dict() for check in checks.values()]},
+                              tuple(f"  {'holds' if c.holds else 'FAILS':<6} {name}: {c.statement}"
+                                    for name, c in checks.items()), status)
     failed = [check.as_dict() for check in checks.values() if check.holds is not True]
     replay = _this_test()
-    _record_conditions(f"{len(checks)} condition matri{'x' if len(checks) == 1 else 'ces'} {kind}", result["status"],
-                       replay)
+    _record_conditions(f"{len(checks)} condition matri{'x' if len(checks) == 1 else 'ces'} {kind}", status, replay)
     if failed:
         lines = [f"  {check['name']}: refuted{_witness(check['certificate'])}" for check in failed]
         raise AssertionError(f"{len(failed)} of {len(checks)} condition(s) not {kind}:\n" + "\n".join(lines)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -164,110 +165,141 @@ def _resumed_randomness(store: Checkpoint, now: Randomness) -> Randomness:
                       f"blocks an earlier run drew unseeded ({earlier})")
 
 
+@dataclass
+class _Drawn:
+    """What the splits of every neighbour pair gave so far (the state :func:`_run` carries from pair to pair)."""
+
+    chosen: list[tuple[int, Event]] = field(default_factory=list)
+    counts: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+    encodings: dict[int, tuple[Encoding, tuple[dict[str, int], dict[str, int]]]] = field(default_factory=dict)
+    histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    curve_sets: list = field(default_factory=list)
+    unseen: list[int] = field(default_factory=lambda: [0, 0])
+    complete: bool = True
+    findings: list[str] = field(default_factory=list)
+    overran: float | None = None  # when the time budget had run out by the end of a selection split
+
+
 def _run(sampler: Sampler, claim: Claim, samples: int, confidence: float, seed: int,
          selection: int, bounding: int, block_size: int, budget: Budget, store: Checkpoint | None) -> dict[str, Any]:
     alpha = 1 - confidence
-    pairs = sampler.pairs
     stored_selection = store.load_blocks("selection") if store else {}
     stored_counts = store.load("bounding") if store else {}
     planned = SelectionSizes((selection, selection), (bounding, bounding),
-                             event_levels(MOST_EVENTS, alpha / pairs)[0] / 2, claim.planning_point().delta)
-    chosen: list[tuple[int, Event]] = []
-    counts: dict[tuple[int, int], np.ndarray] = {}
-    encodings: dict[int, tuple[Encoding, tuple[dict[str, int], dict[str, int]]]] = {}
-    histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    curve_sets = []
-    unseen = [0, 0]
-    complete = True
-    findings: list[str] = []
-    overran: float | None = None  # when the time budget had run out by the end of a selection split
-    selection_blocks = math.ceil(selection / block_size)
-    for pair in range(pairs):
-        parts: dict[int, list[Block]] = {0: [], 1: []}
-        tasks = _tasks(selection, block_size, 0, pair)
-        missing = [t for t in tasks if (pair, t.side, t.block) not in stored_selection]
-        drawn: dict[tuple[int, int], Block] = {}
-        for task, block in budget.steps(sampler.draw(missing), f"audit: selection (pair {pair})", total=len(missing)):
-            if store is not None:
-                store.store_block("selection", task.pair, task.side, task.block, block)
-            drawn[(task.side, task.block)] = block
-        for task in tasks:  # the selection split is needed whole: the time budget applies to bounding only
-            key = (task.side, task.block)
-            parts[task.side].append(drawn[key] if key in drawn else stored_selection[(pair, *key)])
-        if overran is None and budget.expired():
-            overran = budget.elapsed
-        whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
-        repeating = calls_repeat(whole, sampler.mechanism.describe(), f" of pair {pair}" if pairs > 1 else "")
-        if repeating is not None:
-            raise MechanismError(repeating)
-        findings.extend(seed_insensitive(whole, pair, pairs))
-        encoding = Encoding.fit(whole)
-        encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
-        s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
-        kinds = encoding.category_labels() if encoding.categories else None
-        events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds,
-                                  plug_in=True)
-        selected = scores_of(events, s0), scores_of(events, s1)
-        keep = distinct_events(events, *selected, MOST_EVENTS)
-        events = [with_estimator(events[k], selected[0][k], selected[1][k], planned) for k in keep]
-        scores = [np.concatenate([selected[0][k], selected[1][k]]) for k in keep]  # pooled selection scores
-        edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
-        ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
-        chosen.extend((pair, e) for e in events)
-        del parts, s0, s1, drawn, whole, scores, selected
-        tasks = _tasks(bounding, block_size, selection_blocks, pair)
-        tally = Tally(encoding, tuple(events), tuple(edges), ladders)
-        totals = {side: np.zeros(tally.size, dtype=np.int64) for side in (0, 1)}  # Tally.count's layout, summed
-        missing = []
-        for task in tasks:
-            stored = stored_counts.get((pair, task.side, task.block))
-            if stored is None:
-                missing.append(task)
-            else:
-                totals[task.side] += stored
-        if 2 * bounding * encoding.layout.size >= COUNT_IN_WORKERS:
-            counted = sampler.count(_until(missing, budget), tally)
+                             event_levels(MOST_EVENTS, alpha / sampler.pairs)[0] / 2, claim.planning_point().delta)
+    drawn = _Drawn()
+    for pair in range(sampler.pairs):
+        encoding, events, edges, ladders = _select(sampler, pair, selection, block_size, planned, seed, budget, store,
+                                                   stored_selection, drawn)
+        _count(sampler, pair, selection, bounding, block_size, budget, store, stored_counts, drawn,
+               Tally(encoding, tuple(events), tuple(edges), ladders), events, edges, ladders)
+    return _conclude(drawn, claim, alpha, confidence, selection, budget)
+
+
+def _select(sampler: Sampler, pair: int, selection: int, block_size: int, planned: SelectionSizes, seed: int,
+            budget: Budget, store: Checkpoint | None, stored: dict, drawn: _Drawn) -> tuple[Encoding, list[Event],
+                                                                                           list, Any]:
+    """Draw (or reload) the selection split of ``pair`` whole and choose its events, their histogram edges and the
+    curve's ladders on it, before any bounding sample is drawn."""
+    parts: dict[int, list[Block]] = {0: [], 1: []}
+    tasks = _tasks(selection, block_size, 0, pair)
+    missing = [t for t in tasks if (pair, t.side, t.block) not in stored]
+    new: dict[tuple[int, int], Block] = {}
+    for task, block in budget.steps(sampler.draw(missing), f"audit: selection (pair {pair})", total=len(missing)):
+        if store is not None:
+            store.store_block("selection", task.pair, task.side, task.block, block)
+        new[(task.side, task.block)] = block
+    for task in tasks:  # the selection split is needed whole: the time budget applies to bounding only
+        key = (task.side, task.block)
+        parts[task.side].append(new[key] if key in new else stored[(pair, *key)])
+    if drawn.overran is None and budget.expired():
+        drawn.overran = budget.elapsed
+    pairs = sampler.pairs
+    whole = (Block.concatenate(parts[0]), Block.concatenate(parts[1]))
+    repeating = calls_repeat(whole, sampler.mechanism.describe(), f" of pair {pair}" if pairs > 1 else "")
+    if repeating is not None:
+        raise MechanismError(repeating)
+    drawn.findings.extend(seed_insensitive(whole, pair, pairs))
+    encoding = Encoding.fit(whole)
+    drawn.encodings[pair] = (encoding, (whole[0].counts(), whole[1].counts()))
+    s0, s1 = encoding.features(whole[0]), encoding.features(whole[1])
+    kinds = encoding.category_labels() if encoding.categories else None
+    events = candidate_events(s0, s1, encoding.layout, planned, seed=seed, most=MOST_EVENTS, kinds=kinds,
+                              plug_in=True)
+    selected = scores_of(events, s0), scores_of(events, s1)
+    keep = distinct_events(events, *selected, MOST_EVENTS)
+    events = [with_estimator(events[k], selected[0][k], selected[1][k], planned) for k in keep]
+    scores = [np.concatenate([selected[0][k], selected[1][k]]) for k in keep]  # pooled selection scores
+    edges = [histogram_edges(e, pooled) for e, pooled in zip(events, scores)]
+    ladders = fit_ladders(events, scores)  # the curve's sets, fixed before the bounding split is drawn
+    drawn.chosen.extend((pair, e) for e in events)
+    return encoding, events, edges, ladders
+
+
+def _count(sampler: Sampler, pair: int, selection: int, bounding: int, block_size: int, budget: Budget,
+           store: Checkpoint | None, stored: dict, drawn: _Drawn, tally: Tally, events: list[Event], edges: list,
+           ladders: Any) -> None:
+    """Draw (or reload) the bounding split of ``pair`` block by block, each reduced at once to its counts: the
+    events', the histograms' and the curve's ladders'."""
+    tasks = _tasks(bounding, block_size, math.ceil(selection / block_size), pair)
+    totals = {side: np.zeros(tally.size, dtype=np.int64) for side in (0, 1)}  # Tally.count's layout, summed
+    missing = []
+    for task in tasks:
+        found = stored.get((pair, task.side, task.block))
+        if found is None:
+            missing.append(task)
         else:
-            counted = ((task, tally.count(block)) for task, block in sampler.draw(_until(missing, budget)))
-        for task, stored in budget.steps(counted, f"audit: bounding (pair {pair})", total=len(missing)):
-            _store(store, "bounding", task, stored)
-            totals[task.side] += stored
-        side_counts = {side: totals[side][:-2] for side in (0, 1)}
-        side_n = [int(totals[side][-1]) for side in (0, 1)]
-        for side in (0, 1):
-            unseen[side] += int(totals[side][-2])
-        if side_n[0] < bounding or side_n[1] < bounding:
-            complete = False
-        for side in (0, 1):
-            counts[(pair, side)] = side_counts[side][:len(events)]
-            offset = len(events)
-            for k, e in enumerate(edges):
-                histograms.setdefault((pair, k), (e, np.zeros(len(e) - 1, np.int64), np.zeros(len(e) - 1, np.int64)))
-                histograms[(pair, k)][1 + side][:] = side_counts[side][offset:offset + len(e) - 1]
-                offset += len(e) - 1
-        counts[(pair, -1)] = np.array(side_n)
-        steps = len(events) + tally.bars  # where the ladders' bin counts start
-        curve_sets += pair_sets(pair, events, (counts[(pair, 0)], counts[(pair, 1)]), (side_n[0], side_n[1]), ladders,
-                                (side_counts[0][steps:], side_counts[1][steps:]))
-    outcome = _bound(chosen, counts, claim, alpha, selection, complete)
+            totals[task.side] += found
+    if 2 * bounding * tally.encoding.layout.size >= COUNT_IN_WORKERS:
+        counted = sampler.count(_until(missing, budget), tally)
+    else:
+        counted = ((task, tally.count(block)) for task, block in sampler.draw(_until(missing, budget)))
+    for task, found in budget.steps(counted, f"audit: bounding (pair {pair})", total=len(missing)):
+        _store(store, "bounding", task, found)
+        totals[task.side] += found
+    side_counts = {side: totals[side][:-2] for side in (0, 1)}
+    side_n = [int(totals[side][-1]) for side in (0, 1)]
+    for side in (0, 1):
+        drawn.unseen[side] += int(totals[side][-2])
+    if side_n[0] < bounding or side_n[1] < bounding:
+        drawn.complete = False
+    for side in (0, 1):
+        drawn.counts[(pair, side)] = side_counts[side][:len(events)]
+        offset = len(events)
+        for k, e in enumerate(edges):
+            drawn.histograms.setdefault((pair, k), (e, np.zeros(len(e) - 1, np.int64), np.zeros(len(e) - 1, np.int64)))
+            drawn.histograms[(pair, k)][1 + side][:] = side_counts[side][offset:offset + len(e) - 1]
+            offset += len(e) - 1
+    drawn.counts[(pair, -1)] = np.array(side_n)
+    steps = len(events) + tally.bars  # where the ladders' bin counts start
+    drawn.curve_sets += pair_sets(pair, events, (drawn.counts[(pair, 0)], drawn.counts[(pair, 1)]),
+                                  (side_n[0], side_n[1]), ladders, (side_counts[0][steps:], side_counts[1][steps:]))
+
+
+def _conclude(drawn: _Drawn, claim: Claim, alpha: float, confidence: float, selection: int,
+              budget: Budget) -> dict[str, Any]:
+    """Bound the chosen events and the curve on what was counted; the deciding event's layout, kinds and histogram,
+    and the notes that qualify the verdict."""
+    outcome = _bound(drawn.chosen, drawn.counts, claim, alpha, selection, drawn.complete)
     outcome["leak_floor"] = _leak_floor(outcome, claim)
     if outcome["verdict"] == "no-violation-found":
         outcome["notes"] += (_leak_note(outcome["leak_floor"]),)
-    outcome["curve"] = bound_curve(curve_sets, claim, confidence)
+    outcome["curve"] = bound_curve(drawn.curve_sets, claim, confidence)
     outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
-    encoding, kind_counts = encodings[pair]
+    encoding, kind_counts = drawn.encodings[pair]
     outcome["layout"] = encoding.layout
     outcome["kinds"] = tuple(encoding.as_dict(kind_counts)) if not encoding.single else ()
-    outcome["histogram"] = _histogram(chosen, pair, index, histograms)
-    outcome["findings"] = tuple(findings)
+    outcome["histogram"] = _histogram(drawn.chosen, pair, index, drawn.histograms)
+    outcome["findings"] = tuple(drawn.findings)
+    unseen = drawn.unseen
     if any(unseen):
         outcome["notes"] += (f"{unseen[0]} bounding samples of d0 and {unseen[1]} of d1 were of a kind the selection "
                              "split never showed; no chosen event contains them",)
-    if overran is not None:
+    if drawn.overran is not None:
         outcome["notes"] += (f"the selection split ({selection} samples per side) is drawn whole, so that its events "
-                             f"are those of an uninterrupted audit, and it ended {overran:.1f} s into the audit, past the "
-                             f"time budget of {budget.seconds:g} s: fewer samples make a shorter audit",)
+                             f"are those of an uninterrupted audit, and it ended {drawn.overran:.1f} s into the audit, "
+                             f"past the time budget of {budget.seconds:g} s: fewer samples make a shorter audit",)
     return outcome
 
 

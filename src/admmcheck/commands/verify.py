@@ -30,6 +30,7 @@ from admmcheck.mechanisms.settings import ConsensusSetting, OnlineSetting, Shari
 from admmcheck.foundations.parameters import as_flags, flag_fields
 from admmcheck.report.curve_figure import privacy_curve_figure
 from admmcheck.report.model import Report, Verdict, package_versions
+from admmcheck.foundations.figures import XY, Bars, Curves, Histograms, PrivacyBars, Table
 from admmcheck.foundations.validation import non_negative_int
 
 
@@ -217,9 +218,8 @@ def _convergence(report: Report, profile: Profile, select: Selection) -> None:
                 "command": f"admmcheck run madmm --dataset {dataset} --theta 0.5 --eta {','.join(map(str, PAPER_ETA1))} "
                            f"--growth {','.join(map(str, PAPER_GROWTH))} --iterations {finding.long} --json "
                            "(objective_gap)"})
-    report.figures["convergence"] = {"kind": "bars", "title": "final relative gap / iterate difference",
-                                     "threshold": GAP_TOLERANCE, "series": curves,
-                                     "algorithms": ["admm", "madmm", "radmm", "admm-edge"]}
+    report.figures["convergence"] = Bars(title="final relative gap / iterate difference", threshold=GAP_TOLERANCE,
+                                         series=curves, algorithms=["admm", "madmm", "radmm", "admm-edge"])
     _convergence_curves(report, profile)
 
 
@@ -259,9 +259,9 @@ def _convergence_curves(report: Report, profile: Profile) -> None:
                       ("radmm", partial(run_radmm, eta=0.5, gamma=0.5))):
         result = run(case.problem, case.network, iterations=profile.iterations, seeds=[0], reference=case.optimum)
         series[name] = [max(abs(float(g)), 1e-17) for g in result.objective_gap[0]]
-    report.figures["convergence_curves"] = {"kind": "curves", "log": True, "xlabel": "iteration t",
-                                            "title": f"|relative objective gap| vs CVXPY ({case.name})",
-                                            "series": series, "algorithms": ["admm", "madmm", "radmm"]}
+    report.figures["convergence_curves"] = Curves(log=True, xlabel="iteration t",
+                                                  title=f"|relative objective gap| vs CVXPY ({case.name})",
+                                                  series=series, algorithms=["admm", "madmm", "radmm"])
 
 
 def _audit_settings(name: str, profile: Profile, seed: int, samples: int):
@@ -299,17 +299,17 @@ def _reference_privacy(report: Report, profile: Profile, seed: int, select: Sele
                       "white_box_max_sampled": white.details["max_loss"], "black_box_lower_bound": black.value}
     if not bars:  # no private consensus mechanism checked (verify --only): no figures about them
         return
-    report.figures["privacy"] = {"kind": "privacy-bars", "title": "privacy loss: claim, white box, black box",
-                                 "series": bars, "algorithms": list(bars)}
-    report.figures["privacy_loss"] = {"kind": "histograms", "xlabel": "privacy loss L(o)",
-                                      "title": "privacy-loss distribution of the sampled transcripts under D "
-                                               "(dotted: the theorem's beta)",
-                                      "series": histograms, "algorithms": list(histograms)}
-    report.figures["privacy_profile"] = {"algorithms": list(profiles),
-        "kind": "xy", "log": True, "xlabel": "epsilon", "ylabel": "delta(epsilon)",
-        "title": "privacy profile delta(epsilon) = E_D[(1 - exp(epsilon - L))+] of the sampled transcripts",
-        "series": {name: {"x": [p["epsilon"] for p in points], "y": [max(p["delta"], 1e-12) for p in points]}
-                   for name, points in profiles.items()}}
+    report.figures["privacy"] = PrivacyBars(title="privacy loss: claim, white box, black box", series=bars,
+                                            algorithms=list(bars))
+    report.figures["privacy_loss"] = Histograms(xlabel="privacy loss L(o)",
+                                                title="privacy-loss distribution of the sampled transcripts under D "
+                                                      "(dotted: the theorem's beta)",
+                                                series=histograms, algorithms=list(histograms))
+    report.figures["privacy_profile"] = XY(
+        algorithms=list(profiles), log=True, xlabel="epsilon", ylabel="delta(epsilon)",
+        title="privacy profile delta(epsilon) = E_D[(1 - exp(epsilon - L))+] of the sampled transcripts",
+        series={name: {"x": [p["epsilon"] for p in points], "y": [max(p["delta"], 1e-12) for p in points]}
+                for name, points in profiles.items()})
     report.figures["privacy_curve"] = privacy_curve_figure(curves)
 
 
@@ -367,9 +367,8 @@ def _conditions(report: Report, select: Selection) -> None:
         def gamma(name=name, conditions=conditions) -> Verdict:
             result = conditions.evaluate(conditions.setting_type(dataset="synthetic", find_gamma=True))
             interval = result.get("gamma_interval")
-            report.figures["gamma"] = {"kind": "table", "title": "certified minimal gamma of R-ADMM Thm III.1 "
-                                       "(ring:5, synthetic, eta = 1/2)", "series": {"interval": interval},
-                                       "algorithms": [name]}
+            report.figures["gamma"] = Table(title="certified minimal gamma of R-ADMM Thm III.1 (ring:5, synthetic, "
+                                            "eta = 1/2)", series={"interval": interval}, algorithms=[name])
             found = result["status"] == "pass" and interval is not None
             return Verdict(name, "certified minimal gamma (Thm III.1 at eta = 1/2)",
                            "pass" if found else ("fail" if result["status"] == "fail" else "inconclusive"),
@@ -491,12 +490,12 @@ def _dpsda(report: Report, profile: Profile, seed: int, select: Selection) -> No
             for e in epsilons]}
         series[f"{algorithm} without noise"] = {"x": epsilons,
                                                 "y": [regrets[algorithm]["regret"] / profile.dpsda_rounds] * len(epsilons)}
-    report.figures["dpsda_tradeoff"] = {
-        "kind": "xy", "log": True, "xlabel": "epsilon per round (Lemma 1's sigma)", "ylabel": "regret(T) / T",
-        "title": f"DPSDA: regret/T against epsilon (§6.1 linear regression, T = {profile.dpsda_rounds}, 3 runs)",
-        "series": series, "algorithms": list(algorithms)}
-    report.figures["dpsda"] = {"kind": "table", "title": "DPSDA regret at T and the theorems' bounds", "series": regrets,
-                               "algorithms": list(algorithms)}
+    report.figures["dpsda_tradeoff"] = XY(
+        log=True, xlabel="epsilon per round (Lemma 1's sigma)", ylabel="regret(T) / T",
+        title=f"DPSDA: regret/T against epsilon (§6.1 linear regression, T = {profile.dpsda_rounds}, 3 runs)",
+        series=series, algorithms=list(algorithms))
+    report.figures["dpsda"] = Table(title="DPSDA regret at T and the theorems' bounds", series=regrets,
+                                    algorithms=list(algorithms))
 
 
 CAVEAT = "a verdict at one setting is not a proof for all settings"
@@ -601,10 +600,10 @@ def _attack(report: Report, profile: Profile, seed: int, select: Selection) -> N
     def make() -> Verdict:
         public = run_attack(AttackConfig(public_eta=True, trials=profile.attack_trials, seed=seed))
         private = run_attack(AttackConfig(public_eta=False, trials=profile.attack_trials, seed=seed))
-        report.figures["kkt_attack"] = {"kind": "curves", "title": "KKT attack: |cos| against t",
-                                        "series": {"public eta": public.found.cosine.tolist(),
-                                                   "private eta": private.found.cosine.tolist()},
-                                        "algorithms": ["pp"]}
+        report.figures["kkt_attack"] = Curves(title="KKT attack: |cos| against t",
+                                              series={"public eta": public.found.cosine.tolist(),
+                                                      "private eta": private.found.cosine.tolist()},
+                                              algorithms=["pp"])
         works = public.final_cosine >= 0.9 and private.final_cosine < public.final_cosine
         return Verdict("pp", "App. E attack: public eta leaks the record, private eta less",
                        "pass" if works else "fail",
@@ -623,7 +622,7 @@ def _experiments(report: Report, profile: Profile, seed: int, select: Selection)
     (:func:`admmcheck.experiments.figures.paper_claim`): the convergence and accuracy/privacy figures on
     the default setting (breast-cancer, ring:5; the convergence ones noiseless, one run), and in
     the ``full`` profile the 100-node figures on Adult."""
-    from admmcheck.experiments.figures import EXPERIMENTS, LARGE_NETWORK, curves_document
+    from admmcheck.experiments.figures import EXPERIMENTS, LARGE_NETWORK, ExperimentFigure, curves_document
     from admmcheck.commands.consensus import ExperimentConfig, experiment_of
 
     for name in EXPERIMENTS:
@@ -639,11 +638,11 @@ def _experiments(report: Report, profile: Profile, seed: int, select: Selection)
             experiment = experiment_of(config)
             claim = experiment.summary()["claim"]
             algorithm = EXPERIMENT_ALGORITHM[name]
-            report.figures[f"experiment_{name}"] = {
-                "kind": "experiment", "experiment": name, "curves": curves_document(experiment),
-                "title": f"{name} ({config.dataset}, {experiment.description['graph']}, {config.runs} run(s)): L_mean(t) "
-                         "with L_range(t) bars, and " + ("the relative objective gap to CVXPY" if name.endswith("fig1")
-                                                        else "the privacy bound P(t)"), "algorithms": [algorithm]}
+            report.figures[f"experiment_{name}"] = ExperimentFigure(
+                experiment=name, curves=curves_document(experiment),
+                title=f"{name} ({config.dataset}, {experiment.description['graph']}, {config.runs} run(s)): L_mean(t) "
+                      "with L_range(t) bars, and " + ("the relative objective gap to CVXPY" if name.endswith("fig1")
+                                                     else "the privacy bound P(t)"), algorithms=[algorithm])
             comparisons = claim["comparisons"]
             outcomes = [c["outcome"] for c in comparisons]
             figure = ", ".join(f"{outcomes.count(o)} {o}" for o in ("supports", "contradicts", "undecided")

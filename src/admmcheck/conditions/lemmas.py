@@ -170,29 +170,9 @@ def jacobian_eigenvalue_checks(
     λ(H⁻¹G) ≤ κ, λ(H⁻¹G) ≥ -κ, κ ≤ 1/2 (the theorem's condition 2c₁ < (B_i/C)(ρ/N + 2ηV_i)
     is κ < 1/2; the check fails when it does not hold).
     """
-    if isinstance(node, bool) or not isinstance(node, (int, np.integer)) or not 0 <= node < problem.nodes:
-        raise InvalidConfiguration(f"node={node!r} must be an integer in [0, {problem.nodes - 1}]")
-    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
-        raise InvalidConfiguration(f"degree={degree!r} must be the neighbour count V_i >= 1 of node {node}")
-    eta_ = to_fraction(eta)
-    if eta_ <= 0:
-        raise InvalidConfiguration(f"eta={eta!r} must be > 0 (the ADMM penalty)")
+    eta_, point, x_hat, y_hat = _lemma_point(problem, node, eta, degree, f, replacement)
     features, labels = problem.features[node], problem.labels[node]
     size, dim = features.shape
-    point = np.asarray(f, dtype=np.float64)
-    if point.shape != (dim,):
-        raise InvalidConfiguration(f"f has shape {point.shape}; pass node {node}'s primal variable, shape ({dim},)")
-    if replacement is None:
-        x_hat = features[1] if size > 1 else np.eye(dim)[0]
-        y_hat = -float(labels[0])
-    else:
-        x_hat, y_hat = np.asarray(replacement[0], dtype=np.float64), float(replacement[1])
-        if x_hat.shape != (dim,) or y_hat not in (-1.0, 1.0):
-            raise InvalidConfiguration(
-                f"replacement must be (x_hat of shape ({dim},), y_hat in {{-1, +1}}), "
-                f"got shapes {x_hat.shape} and y_hat={y_hat!r}"
-            )
-
     c, rho, c1 = to_fraction(problem.C), to_fraction(problem.rho), to_fraction(problem.loss.c1)
     scale = c / size  # C/B_i
     alpha = rho / problem.nodes + 2 * eta_ * int(degree)  # ρ/N + 2ηV_i
@@ -231,6 +211,14 @@ def jacobian_eigenvalue_checks(
         "kappa": str(kappa),
         "kappa_float": float(kappa),
     }
+    return _lemma_checks(common, exact_curvatures, in_range, squared_norms, g, rank, h, alpha, kappa, bound_g, c1,
+                         scale, identity)
+
+
+def _lemma_checks(common: dict[str, object], exact_curvatures: list[Fraction], in_range: bool,
+                  squared_norms: list[Fraction], g: object, rank: int, h: object, alpha: Fraction, kappa: Fraction,
+                  bound_g: Fraction, c1: Fraction, scale: Fraction, identity: object) -> list[ConditionCheck]:
+    """The checks of :func:`jacobian_eigenvalue_checks`, in its order, from the exact quantities it computed."""
     float_note = "L''(z) = s(1-s) evaluated in floats, then converted exactly"
     return [
         ConditionCheck(
@@ -288,6 +276,36 @@ def jacobian_eigenvalue_checks(
             details={**common, "theorem_condition": 2 * c1 < alpha / scale},
         ),
     ]
+
+
+def _lemma_point(problem: ConsensusProblem, node: int, eta: object, degree: int, f: Sequence[float] | np.ndarray,
+                 replacement: tuple[Sequence[float] | np.ndarray, float] | None
+                 ) -> tuple[Fraction, np.ndarray, np.ndarray, float]:
+    """The arguments of :func:`jacobian_eigenvalue_checks` checked: η exact, the point f_i, and the replacement
+    record (x̂, ŷ) (default: sample 2's features with sample 1's label flipped)."""
+    if isinstance(node, bool) or not isinstance(node, (int, np.integer)) or not 0 <= node < problem.nodes:
+        raise InvalidConfiguration(f"node={node!r} must be an integer in [0, {problem.nodes - 1}]")
+    if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)) or degree < 1:
+        raise InvalidConfiguration(f"degree={degree!r} must be the neighbour count V_i >= 1 of node {node}")
+    eta_ = to_fraction(eta)
+    if eta_ <= 0:
+        raise InvalidConfiguration(f"eta={eta!r} must be > 0 (the ADMM penalty)")
+    features, labels = problem.features[node], problem.labels[node]
+    size, dim = features.shape
+    point = np.asarray(f, dtype=np.float64)
+    if point.shape != (dim,):
+        raise InvalidConfiguration(f"f has shape {point.shape}; pass node {node}'s primal variable, shape ({dim},)")
+    if replacement is None:
+        x_hat = features[1] if size > 1 else np.eye(dim)[0]
+        y_hat = -float(labels[0])
+    else:
+        x_hat, y_hat = np.asarray(replacement[0], dtype=np.float64), float(replacement[1])
+        if x_hat.shape != (dim,) or y_hat not in (-1.0, 1.0):
+            raise InvalidConfiguration(
+                f"replacement must be (x_hat of shape ({dim},), y_hat in {{-1, +1}}), "
+                f"got shapes {x_hat.shape} and y_hat={y_hat!r}"
+            )
+    return eta_, point, x_hat, y_hat
 
 
 __all__ = [

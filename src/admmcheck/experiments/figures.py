@@ -21,10 +21,11 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from admmcheck.foundations.figures import Figure
 from admmcheck.algorithms.madmm import run_madmm
 from admmcheck.algorithms.pp import run_dvp, run_pp
 from admmcheck.algorithms.radmm import run_radmm
@@ -500,3 +501,17 @@ def experiment_figure(name: str, curves: Sequence[Mapping[str, object]]):
         privacy.legend(fontsize=8)
     figure.tight_layout()
     return figure
+
+
+@dataclass(frozen=True)
+class ExperimentFigure(Figure):
+    """A paper's figure rerun (:func:`experiment_figure`): the ``experiment``'s name and its ``curves``
+    (:func:`curves_document`)."""
+
+    kind = "experiment"
+    experiment: str
+    curves: list[dict[str, Any]]
+    algorithms: list[str] | None = None
+
+    def figure(self) -> Any:
+        return experiment_figure(self.experiment, self.curves)

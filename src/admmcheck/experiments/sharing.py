@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from admmcheck.algorithms.sharing import run_dp_sharing, run_sharing
+from admmcheck.foundations.figures import XY
 from admmcheck.privacy.sharing import corollary1_total, theorem1_noise
 from admmcheck.problems.sharing import SharingProblem
 
@@ -87,7 +88,7 @@ def privacy_tradeoff(problem: SharingProblem, test: HeldOut, rho: float, epochs:
     return rows
 
 
-def tradeoff_figure(seed: int) -> dict[str, object]:
+def tradeoff_figure(seed: int) -> XY:
     """The sharing paper's DP trade-off (§5, Fig. 3) on breast-cancer: test log-loss of DP ADMM
     sharing (2 parties, rho = 1e-3, 50 epochs, rows normalised per block, Theorem 1's sigma at
     delta = 1e-5; mean of 3 runs) against epsilon, and the noiseless run."""
@@ -103,8 +104,8 @@ def tradeoff_figure(seed: int) -> dict[str, object]:
     epsilons = [0.1, 0.5, 1.0, 5.0]
     rows = privacy_tradeoff(problem, test, 1e-3, 50, epsilons, trials=3)
     noiseless = float(test.log_loss(run_sharing(problem, rho=1e-3, iterations=50, seeds=[0]).primal[0, -1, 0]))
-    return {"kind": "xy", "log": True, "xlabel": "claimed epsilon of each run (Theorem 1, delta = 1e-5)",
-            "ylabel": "test log-loss", "algorithms": ["dp-sharing"],
-            "title": "DP ADMM sharing: test log-loss against epsilon (breast-cancer, 2 parties, 50 epochs)",
-            "series": {"DP sharing (mean of 3)": {"x": epsilons, "y": [r["test_loss_mean"] for r in rows]},
-                       "noiseless": {"x": epsilons, "y": [noiseless] * len(epsilons)}}}
+    return XY(log=True, xlabel="claimed epsilon of each run (Theorem 1, delta = 1e-5)", ylabel="test log-loss",
+              algorithms=["dp-sharing"],
+              title="DP ADMM sharing: test log-loss against epsilon (breast-cancer, 2 parties, 50 epochs)",
+              series={"DP sharing (mean of 3)": {"x": epsilons, "y": [r["test_loss_mean"] for r in rows]},
+                      "noiseless": {"x": epsilons, "y": [noiseless] * len(epsilons)}})

@@ -142,7 +142,8 @@ class MechanismSpec(AlgorithmSpec):
     ``admmcheck bound`` target and flags that reproduce its claim (consensus), ``labels`` the words of its
     verdicts (keys ``preconditions``, ``audit``, ``finding``, ``regret``; a default built from its title and
     theorem otherwise),
-    ``figures`` the report's figures of its own (key -> a function of the seed giving the figure's data).
+    ``figures`` the report's figures of its own (key -> a function of the seed giving the figure, a
+    :class:`~admmcheck.foundations.figures.Figure`),
     ``canaries`` (:class:`~admmcheck.mechanisms.canaries.Canaries`) where a one-run audit's canary records go (default:
     its family's; none for the online family). ``audit_setting``: the setting ``admmcheck verify`` audits it at
     (default: its setting type's audit defaults; ``verify --set NAME.FIELD=VALUE`` changes it), for a mechanism
@@ -167,7 +168,7 @@ class MechanismSpec(AlgorithmSpec):
     first_place: tuple[Any, str] | None = None
     bound_arguments: Callable[[Any], str] | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
-    figures: Mapping[str, Callable[[int], dict[str, object]]] = field(default_factory=dict)
+    figures: Mapping[str, Callable[[int], Any]] = field(default_factory=dict)
     auditable: Callable[[Any, Any], Auditable] | None = None
     white_box: Callable[..., dict[str, object]] | None = None
     canaries: Canaries | None = None

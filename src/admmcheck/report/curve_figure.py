@@ -10,18 +10,36 @@ the audit refutes the claim. δ is drawn on a symmetric-log scale, linear below 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
+
+from admmcheck.foundations.figures import Figure
 
 LINEAR_BELOW = 1e-6
 
 
-def privacy_curve_figure(curves: dict[str, dict[str, object]]) -> dict[str, object]:
+@dataclass(frozen=True)
+class PrivacyCurves(Figure):
+    """The black-box (ε, δ) curves of several audits (``series``: label -> {"epsilon_grid", "delta_lower_bound",
+    "claimed_delta"}) against their claims (:func:`curve_figure`)."""
+
+    kind = "privacy-curves"
+    series: dict[str, dict[str, list[float]]]
+    algorithms: list[str] | None = None
+
+    def figure(self) -> Any:
+        return curve_figure(self.series, self.title)
+
+
+def privacy_curve_figure(curves: dict[str, dict[str, object]]) -> PrivacyCurves:
     """The figure of the black-box (ε, δ) curves (each an audit's ``privacy_curve``, by algorithm) against
-    their claims (drawn by :func:`admmcheck.report.curve_figure.curve_figure`)."""
-    return {"kind": "privacy-curves", "algorithms": list(curves),
-            "title": "black-box lower bound on delta(epsilon) against the theorem's claim (dashed)",
-            "series": {name: {key: curve[key] for key in ("epsilon_grid", "delta_lower_bound", "claimed_delta")}
-                       for name, curve in curves.items()}}
+    their claims."""
+    return PrivacyCurves(algorithms=list(curves),
+                         title="black-box lower bound on delta(epsilon) against the theorem's claim (dashed)",
+                         series={name: {key: curve[key] for key in ("epsilon_grid", "delta_lower_bound", "claimed_delta")}
+                                 for name, curve in curves.items()})
 
 
 def curve_figure(series: dict[str, dict[str, list[float]]], title: str):

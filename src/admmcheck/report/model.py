@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from typing import ClassVar
 
+from admmcheck.foundations.figures import Figure
 from admmcheck.foundations.results import Result
 
 VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
@@ -48,7 +49,7 @@ class Report(Result):
     profile: str
     seed: int
     verdicts: list[Verdict] = field(default_factory=list)
-    figures: dict[str, dict[str, object]] = field(default_factory=dict)
+    figures: dict[str, Figure] = field(default_factory=dict)
     findings: list[dict[str, str]] = field(default_factory=list)
     reproducibility: dict[str, object] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
@@ -79,7 +80,8 @@ class Report(Result):
 
     def as_dict(self) -> dict[str, object]:
         return {"profile": self.profile, "seed": self.seed, "counts": self.counts(),
-                "verdicts": [asdict(v) for v in self.verdicts], "figures": self.figures, "findings": self.findings,
+                "verdicts": [asdict(v) for v in self.verdicts],
+                "figures": {name: figure.as_dict() for name, figure in self.figures.items()}, "findings": self.findings,
                 "reproducibility": self.reproducibility, "timings_s": self.timings_s}
 
     @classmethod
@@ -98,7 +100,12 @@ class Report(Result):
 
     @classmethod
     def from_dict(cls, data: dict) -> "Report":
-        report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], data["figures"],
+        from importlib import import_module
+
+        for module in ("admmcheck.experiments.figures", "admmcheck.report.curve_figure"):  # the kinds defined there
+            import_module(module)
+        figures = {name: Figure.from_dict(figure) for name, figure in data["figures"].items()}
+        report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], figures,
                      data["findings"], data["reproducibility"], data.get("timings_s", {}))
         return report
 

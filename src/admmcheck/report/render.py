@@ -12,7 +12,6 @@ import io
 from pathlib import Path
 
 import jinja2
-import numpy as np
 
 from admmcheck.foundations.output import output_folder, to_json, write_atomic, write_text_atomic
 from admmcheck.report.model import Report
@@ -67,76 +66,6 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 """
 
 
-def _figure(name: str, spec: dict):
-    if spec["kind"] == "experiment":
-        from admmcheck.experiments.figures import experiment_figure
-
-        return experiment_figure(spec["experiment"], spec["curves"])
-    if spec["kind"] == "privacy-curves":
-        from admmcheck.report.curve_figure import curve_figure
-
-        return curve_figure(spec["series"], spec["title"])
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axis = plt.subplots(figsize=(9, 3.6))
-    if spec["kind"] == "bars":
-        labels, values = [], []
-        for problem, checks in spec["series"].items():
-            for check, value in checks.items():
-                labels.append(f"{check}\n{problem.split()[0]}")
-                values.append(max(abs(value), 1e-17))
-        axis.bar(range(len(values)), values, color="#4c72b0")
-        axis.axhline(spec["threshold"], color="#c44e52", ls="--", label=f"threshold {spec['threshold']:g}")
-        axis.set_yscale("log")
-        axis.set_xticks(range(len(labels)), labels, fontsize=6, rotation=30, ha="right")
-        axis.legend(fontsize=8)
-    elif spec["kind"] == "privacy-bars":
-        names = list(spec["series"])
-        keys = ["claimed_beta", "white_box_worst", "white_box_max_sampled", "black_box_lower_bound"]
-        for k, key in enumerate(keys):
-            axis.bar([i + 0.2 * k for i in range(len(names))], [spec["series"][n][key] for n in names], width=0.2,
-                     label=key.replace("_", " "))
-        axis.set_xticks([i + 0.3 for i in range(len(names))], names)
-        axis.set_ylabel("privacy loss")
-        axis.legend(fontsize=8)
-    elif spec["kind"] == "curves":
-        for label, values in spec["series"].items():
-            axis.plot(range(len(values)), values, label=label)
-        axis.set_xlabel(spec.get("xlabel", "t"))
-        if spec.get("log"):
-            axis.set_yscale("log")
-        axis.legend(fontsize=8)
-    elif spec["kind"] == "xy":
-        for label, points in spec["series"].items():
-            axis.plot(points["x"], points["y"], marker=".", label=label)
-        axis.set(xlabel=spec.get("xlabel", "x"), ylabel=spec.get("ylabel", "y"))
-        if spec.get("log"):
-            axis.set_yscale("log")
-        axis.legend(fontsize=8)
-    elif spec["kind"] == "histograms":
-        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        for k, (label, histogram) in enumerate(spec["series"].items()):
-            colour, style = colours[k % len(colours)], ("-", "--", "-.")[k % 3]  # equal laws stay visible
-            edges, counts = np.asarray(histogram["edges"], float), np.asarray(histogram["counts"], float)
-            if counts.size:
-                density = counts / (counts.sum() * np.diff(edges))
-                infinite = f", {histogram['infinite']} infinite" if histogram["infinite"] else ""
-                axis.stairs(density, edges, color=colour, ls=style, lw=2.2 - 0.5 * (k % 3), label=f"{label}{infinite}")
-            axis.axvline(histogram["beta"], color=colour, ls=":")
-        axis.set(xlabel=spec.get("xlabel", "x"), ylabel="density")
-        axis.set_yscale("log")
-        axis.legend(fontsize=8)
-    else:
-        plt.close(figure)
-        return None
-    axis.set_title(spec["title"])
-    figure.tight_layout()
-    return figure
-
-
 def _placement(report: Report) -> tuple[dict[str, list[str]], dict[str, list[tuple[str, str]]], list[str]]:
     """Each figure is drawn in the section of the first algorithm it names that has verdicts, and
     linked from the others; figures naming none of them go to the closing section."""
@@ -145,7 +74,7 @@ def _placement(report: Report) -> tuple[dict[str, list[str]], dict[str, list[tup
     shared: dict[str, list[tuple[str, str]]] = {}
     orphans = []
     for name, spec in report.figures.items():
-        owners = [a for a in spec.get("algorithms", []) if a in known]
+        owners = [a for a in spec.algorithms or () if a in known]
         if not owners:
             orphans.append(name)
             continue
@@ -153,17 +82,6 @@ def _placement(report: Report) -> tuple[dict[str, list[str]], dict[str, list[tup
         for other in owners[1:]:
             shared.setdefault(other, []).append((name, owners[0]))
     return placement, shared, orphans
-
-
-def _table_rows(series: dict) -> list[tuple[str, str]]:
-    """A ``table`` figure's rows: one per series key, nested values as ``key = value`` pairs."""
-    def text(value) -> str:
-        if isinstance(value, dict):
-            return "; ".join(f"{k} = {text(v)}" for k, v in value.items())
-        if isinstance(value, float):
-            return f"{value:.6g}"
-        return "none" if value is None else str(value)
-    return [(str(key), text(value)) for key, value in series.items()]
 
 
 def _audited(report: Report) -> dict[str, list[tuple[str, str]]]:
@@ -184,7 +102,7 @@ def render(report: Report, out: str | Path) -> dict[str, Path]:
     paths = {"json": write_text_atomic(folder / "report.json", to_json(report.as_dict(), indent=2) + "\n")}
     images = {}
     for name, spec in report.figures.items():
-        figure = _figure(name, spec)
+        figure = spec.figure()
         if figure is None:
             continue
         buffer = io.BytesIO()
@@ -196,7 +114,7 @@ def render(report: Report, out: str | Path) -> dict[str, Path]:
         import matplotlib.pyplot as plt
 
         plt.close(figure)
-    tables = {name: _table_rows(spec["series"]) for name, spec in report.figures.items() if spec["kind"] == "table"}
+    tables = {name: spec.rows() for name, spec in report.figures.items() if spec.rows() is not None}
     placement, shared, orphan_figures = _placement(report)
     known = set(report.algorithms)
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
