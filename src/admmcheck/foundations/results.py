@@ -5,7 +5,8 @@ prints it, the report pages render it and pytest records it: none of them reads 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import ClassVar
+from dataclasses import dataclass, field
+from typing import ClassVar, Mapping
 
 from admmcheck.foundations.output import to_json
 
@@ -51,3 +52,18 @@ class Result(ABC):
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+@dataclass(frozen=True)
+class Written(Result):
+    """A result its command wrote out whole: ``summary`` its JSON, ``text`` its lines (a subclass says how it came
+    out)."""
+
+    summary: Mapping[str, object] = field(repr=False)
+    text: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.summary)
+
+    def lines(self) -> list[str]:
+        return list(self.text)

@@ -14,16 +14,16 @@ the result in words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar
 
 from admmcheck.foundations.errors import InvalidConfiguration, InvalidNetwork
 from admmcheck.foundations.formulas import parse_number, parse_rational, split_top_level
 from admmcheck.problems.networks import Network, network_by_name, network_from_edge_list
 from admmcheck.foundations.progress import Budget
 from admmcheck.foundations.parameters import parameter
-from admmcheck.foundations.results import Result
+from admmcheck.foundations.results import Written
 from admmcheck.foundations.validation import non_negative_int, positive_int, real
 
 EXACT_GRAPH_KINDS = ("ring", "path", "star", "complete")
@@ -268,25 +268,17 @@ def sharing_lines(report: dict[str, Any]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class ConditionsResult(Result):
-    """A theorem's conditions decided exactly: ``report`` the JSON (each check with its certificate), ``text`` its
+class ConditionsResult(Written):
+    """A theorem's conditions decided exactly: ``summary`` the JSON (each check with its certificate), ``text`` its
     lines, ``status`` pass, fail or incomplete (the time budget ran out)."""
 
     kind: ClassVar[str] = "conditions"
 
-    report: Mapping[str, object] = field(repr=False)
-    text: tuple[str, ...]
     status: str
 
     @property
     def outcome(self) -> str:
         return {"pass": "passed", "fail": "failed"}.get(self.status, "incomplete")
-
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.report)
-
-    def lines(self) -> list[str]:
-        return list(self.text)
 
 
 @dataclass(frozen=True)

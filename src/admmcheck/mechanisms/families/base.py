@@ -26,31 +26,23 @@ from typing import Any, ClassVar, Mapping
 
 from admmcheck.claims.values import Claim
 from admmcheck.foundations.errors import InvalidConfiguration
-from admmcheck.foundations.results import Result
+from admmcheck.foundations.results import Result, Written
 from admmcheck.mechanisms.canaries import Canaries
 from admmcheck.mechanisms.white_box import Auditable
 
 
 @dataclass(frozen=True)
-class Statement(Result):
+class Statement(Written):
     """What ``admmcheck bound`` states for a mechanism on one setting: ``summary`` its JSON, ``text`` its lines,
     ``holds`` whether the claim's preconditions hold (else the outcome is failed: exit 1)."""
 
     kind: ClassVar[str] = "bound"
 
-    summary: Mapping[str, object] = field(repr=False)
-    text: tuple[str, ...]
     holds: bool
 
     @property
     def outcome(self) -> str:
         return "passed" if self.holds else "failed"
-
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.summary)
-
-    def lines(self) -> list[str]:
-        return list(self.text)
 
 
 @dataclass(frozen=True)
