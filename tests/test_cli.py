@@ -359,3 +359,23 @@ def test_a_broken_pipe_is_a_reader_that_stopped_early_only_when_stdout_itself_is
     process.stdout.close()  # stdout's reader is gone: the print fails with BrokenPipeError
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0 and "error" not in stderr, stderr
+
+
+def test_a_private_run_at_its_defaults_states_the_claim_its_bound_gives(capsys):
+    """``admmcheck run pp`` at its defaults (eta given as one value for every node) said "no claim on this setting
+    (penalty has shape (1,) ...)": the claim now reads the schedules the run reads. Its text printed a KeyError
+    ('sigma') before, a consensus run having no sigma."""
+    assert main(["run", "pp", "--iterations", "5", "--json"]) == 0
+    claim = json.loads(capsys.readouterr().out)["claim"]
+    assert main(["bound", "pp", "--dataset", "synthetic", "--iterations", "5", "--alpha", "5", "--json"]) == 0
+    assert claim["epsilon"] == pytest.approx(json.loads(capsys.readouterr().out)["beta"])
+    assert main(["run", "pp", "--iterations", "5"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("claimed          ")
+
+
+def test_an_experiment_without_a_privacy_figure_prints_its_table(capsys, tmp_path):
+    """madmm-fig1 is non-private: its P(T) is None, which the table's format crashed on (exit 3); it shows "-"."""
+    assert main(["experiment", "madmm-fig1", "--iterations", "5", "--out", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].split() == ["panel", "setting", "L_mean(T)", "L_range(T)", "P(T)"]
+    assert all(row.endswith(" -") for row in rows[1:-1]) and rows[-1].startswith("written: ")

@@ -265,7 +265,7 @@ register(MechanismSpec(
     "pp", CONSENSUS, "PP: M-ADMM with penalty perturbation (M-ADMM paper Alg. 1, (24)-(25))", run_pp,
     ("eta", "theta", "alpha"),
     arguments=lambda s: {"penalty": _one(s.eta), "theta": s.theta, "alpha": _one(s.alpha)},
-    theorem="M-ADMM Theorem 4.1", claim=lambda s: pp_bound(s.bound_setting(), s.eta, s.alpha, s.theta, s.iterations),
+    theorem="M-ADMM Theorem 4.1", claim=lambda s: pp_bound(s.bound_setting(), _one(s.eta), _one(s.alpha), s.theta, s.iterations),
     release=PenaltyPerturbation(), report=True, labels=PAPER_LABELS,
     bound_arguments=lambda s: f"pp --eta {s.eta} --theta {s.theta}"))
 register(MechanismSpec(
@@ -273,7 +273,7 @@ register(MechanismSpec(
     ("theta", "alpha"),
     arguments=lambda s: {"theta": s.theta, "alpha": _one(s.alpha)},
     theorem="M-ADMM Theorem 4.1 with eta = theta",
-    claim=lambda s: pp_bound(s.bound_setting(), s.theta, s.alpha, s.theta, s.iterations),
+    claim=lambda s: pp_bound(s.bound_setting(), s.theta, _one(s.alpha), s.theta, s.iterations),
     release=PenaltyPerturbation(penalty="theta"), report=True, labels=PAPER_LABELS,
     bound_arguments=lambda s: f"pp --eta {s.theta} --theta {s.theta}"))  # Theorem 4.1 at eta = theta
 register(MechanismSpec(
