@@ -42,6 +42,10 @@ def broken(data, rng):
     raise ValueError("the optimiser diverged")
 
 
+def broken_score(release, canary):
+    raise ZeroDivisionError("no norm for a zero release")
+
+
 def hangs(data, rng):
     time.sleep(600)
 

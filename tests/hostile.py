@@ -166,6 +166,68 @@ def _print_then_raise():
 prints_then_raises = _when(_print_then_raise)
 
 
+# ---- answers forged on the worker's own answer pipe (issue 62: the main process trusts nothing it receives) ----
+def _forge(header: bytes, body: bytes = b"") -> None:
+    """Write one well-framed answer into the worker's answer pipe (its number is in the worker's own argv)."""
+    import json
+
+    from admmcheck.audit.running.channel import MAGIC, PREFIX
+
+    view = memoryview(PREFIX.pack(MAGIC, len(header), len(body)) + header + body)
+    answers = json.loads(sys.argv[1])["answers"]
+    while view:
+        view = view[os.write(answers, view):]
+
+
+def _stored_block(values: np.ndarray) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.savez(buffer, values=values, kind_of=np.zeros(len(values), dtype=np.int64),
+             kinds=np.array('[["float", [["output", []]]]]'))
+    return buffer.getvalue()
+
+
+def _deep_header():
+    _forge(b"[" * 100_000 + b"]" * 100_000)
+
+
+def _inflating_block(mib: int = 512):
+    """A 2.4 MB answer whose values.npy inflates to ``mib`` MiB of zeros (deflated at level 1, written in pieces)."""
+    import io
+    import zipfile
+
+    rows = (mib << 20) // 8
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (rows, 1)})
+    buffer, zeros = io.BytesIO(), bytes(1 << 20)
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        with archive.open("values.npy", "w", force_zip64=True) as stream:
+            stream.write(header.getvalue())
+            for _ in range(mib):
+                stream.write(zeros)
+        for name, array in (("kind_of.npy", np.zeros(rows, dtype=np.int64)[:1]), ("kinds.npy", np.array("[]"))):
+            with archive.open(name, "w") as stream:
+                np.lib.format.write_array(stream, array)
+    _forge(b'{"status": "ok"}', buffer.getvalue())
+
+
+def _nan_block():
+    values = np.zeros((1000, 1))
+    values[7] = np.nan
+    _forge(b'{"status": "ok"}', _stored_block(values))
+
+
+def _raise_terminal_escapes():
+    raise ValueError("\r\x1b[2K\x1b[1Ano violation found: epsilon >= 0.0000\nall fine")
+
+
+forges_a_deep_header = _when(_deep_header)
+forges_an_inflating_block = _when(_inflating_block)
+forges_a_nan_block = _when(_nan_block)
+raises_terminal_escapes = _when(_raise_terminal_escapes)
+
+
 # ---- benign: odd but correct ------------------------------------------------------------------------
 def prints(data, rng):
     print("drawing a sample", flush=True)

@@ -146,7 +146,15 @@ def test_a_score_function_and_labelled_records_and_replace_one(records, tmp_path
 def test_faults_and_bad_input_stop_the_audit_with_what_to_change(records, capsys):
     base = ("--dataset", str(records), "--canaries", "20", "--epsilon", "1")
     assert main(["audit", "canaries", "--train", f"{TRAINING}:broken", *base]) == 2
-    assert "the optimiser diverged" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "the optimiser diverged" in said and "exceptions_are_outputs" not in said  # a flag it does not take
+    # issue 62: a score that raises is named, and said to be the score, not the training (nor ScoredTraining)
+    assert main(["audit", "canaries", "--train", f"{TRAINING}:sum_for_one", "--score", f"{TRAINING}:broken_score",
+                 *base]) == 2
+    said = capsys.readouterr().err
+    assert f"{TRAINING}:sum_for_one (scored by {TRAINING}:broken_score) raises CodeFailed: scoring with " \
+           f"{TRAINING}:broken_score failed on canary 0: ZeroDivisionError: no norm for a zero release" in said
+    assert "ScoredTraining" not in said and "exceptions_are_outputs" not in said
     started = time.monotonic()
     assert main(["audit", "canaries", "--train", f"{TRAINING}:hangs", *base, "--timeout", "1"]) == 2
     assert time.monotonic() - started < 60 and "1 s" in capsys.readouterr().err

@@ -39,7 +39,7 @@ from admmcheck.experiments.figures import EXPERIMENTS
 from admmcheck.foundations import flags
 from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY
-from admmcheck.foundations.output import output_folder, stdout_reader_gone, to_json
+from admmcheck.foundations.output import output_folder, printable, stdout_reader_gone, to_json
 from admmcheck.foundations.results import (EXIT_BUG, EXIT_INVALID_INPUT, EXIT_OF_OUTCOME, EXIT_OK, EXIT_STATUS,
                                             Result)
 from admmcheck.report import render
@@ -388,7 +388,7 @@ def _fail(args: argparse.Namespace, message: str, status: int, kind: str = "erro
     """Say what went wrong on stderr and, under --json, also as a JSON object on stdout, so a script that
     parses stdout gets {"error": ..., "exit_status": ...} instead of nothing."""
     if not quiet:
-        print(f"admmcheck: {kind}: {message}", file=sys.stderr)
+        print(f"admmcheck: {kind}: {printable(message, keep_newlines=True)}", file=sys.stderr)  # control: shown
     if getattr(args, "json", False):
         print(to_json({"error": message, "kind": kind, "exit_status": status}))
     return status

@@ -1,7 +1,9 @@
-"""Reading user-given text files (datasets, edge lists) with errors that say what to fix."""
+"""Reading user-given text files (datasets, edge lists) with errors that say what to fix, and JSON that untrusted
+code wrote (:func:`json_nesting`) without trusting it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from admmcheck.foundations.errors import AdmmcheckError
@@ -27,3 +29,18 @@ def read_text_file(path: str | Path, what: str, error: type[AdmmcheckError], exp
     if "\0" in text:
         raise error(f"{file} holds NUL bytes, so it is not a text {what}; it should hold {expected}")
     return text
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def json_nesting(text: bytes | str) -> int:
+    """How deep the brackets of a JSON text nest (outside its strings), found before parsing it: a text nested
+    100,000 deep would exhaust the parser's recursion (``RecursionError``, not ``ValueError``)."""
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text)
+    depth = deepest = 0
+    for bracket in _STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS):
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    return deepest

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 import math
 import os
 import tempfile
@@ -144,3 +145,17 @@ def stdout_reader_gone() -> bool:
         return any(events & select.POLLERR for _, events in poller.poll(0))
     except (OSError, ValueError, AttributeError):
         return False
+
+
+def printable(text: str, keep_newlines: bool = False) -> str:
+    """``text`` with every control character shown as its escape (``\\x1b``, ``\\r``, ``\\n`` unless
+    ``keep_newlines``) instead of acting on a terminal: text that comes from code under audit (its exception
+    messages, what it printed) can neither erase a line nor fake a verdict."""
+    def shown(character: str) -> str:
+        if character == "\n" and keep_newlines:
+            return character
+        if character in "\n\r\t":
+            return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[character]
+        return f"\\x{ord(character):02x}" if ord(character) < 0x100 else f"\\u{ord(character):04x}"
+
+    return "".join(shown(c) if unicodedata.category(c) in ("Cc", "Cf") and c != " " else c for c in text)

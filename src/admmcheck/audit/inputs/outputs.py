@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import zipfile
 import json
 import math
 from collections.abc import Mapping
@@ -31,10 +32,13 @@ from typing import Any
 
 import numpy as np
 
+from admmcheck.foundations.inputs import json_nesting
+
 MOST_KINDS = 64           # kinds with an indicator column of their own; the others share "another kind"
 MOST_KINDS_WITH_NUMBERS = 8
 MOST_COLUMNS = 4096       # numeric columns of all kinds together
 LONG_TEXT = 200           # strings longer than this enter a signature as a prefix and a hash
+KINDS_DEPTH = 5           # [[signature, [[name, [shape]], ...]], ...]: how deep a block's kinds nest
 
 
 class NotAnOutput(TypeError):
@@ -247,9 +251,19 @@ class Block:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Block":
-        """Read :meth:`to_bytes`; raises ValueError on anything malformed."""
+        """Read :meth:`to_bytes`, trusting nothing: the archive's three members stored as :meth:`to_bytes` writes
+        them (a compressed member could inflate a thousandfold; none is), the kinds' JSON nested as written, the
+        numbers finite. Raises ValueError on anything else, saying what."""
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            if sorted(member.filename for member in members) != ["kind_of.npy", "kinds.npy", "values.npy"]:
+                raise ValueError("not the three arrays of a block")
+            if any(member.compress_type != zipfile.ZIP_STORED or member.file_size > len(data) for member in members):
+                raise ValueError("a compressed array (the worker stores its arrays as they are)")
         with np.load(io.BytesIO(data), allow_pickle=False) as stored:
             values, kind_of, text = stored["values"], stored["kind_of"], str(stored["kinds"])
+        if json_nesting(text) > KINDS_DEPTH:
+            raise ValueError(f"kinds nested deeper than a block's ({KINDS_DEPTH} levels)")
         kinds = tuple(Kind(str(signature), Layout(tuple((str(name), tuple(int(v) for v in shape))
                                                         for name, shape in parts)))
                       for signature, parts in json.loads(text))
@@ -258,6 +272,9 @@ class Block:
             raise ValueError("not a block of samples")
         if any(kind.layout.size > values.shape[1] for kind in kinds):
             raise ValueError("a kind has more numbers than the block")
+        finite = np.isfinite(values).all(axis=1)
+        if not finite.all():
+            raise ValueError(f"NaN or inf in sample {int(np.argmin(finite))} of the block (the worker refuses them)")
         return cls(values, kind_of, kinds)
 
     def counts(self) -> dict[str, int]:

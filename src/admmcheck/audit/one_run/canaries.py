@@ -192,6 +192,10 @@ class CanaryRuns(PairSequence):
         return f"run {run}" if run < self.game.runs else "the reference run without canaries"
 
 
+class CodeFailed(Exception):
+    """The user's training or score function raised: which of the two, and what."""
+
+
 @dataclass
 class ScoredTraining:
     """The call a worker makes for one run under a user's score: train on the data, then score every canary on what
@@ -203,12 +207,26 @@ class ScoredTraining:
     canaries: list[Any]
     _loaded: tuple[Any, Any] | None = field(default=None, repr=False)
 
+    @property
+    def __name__(self) -> str:  # what a fault's message names: the user's two functions, not this class
+        return f"{self.train} (scored by {self.score})"
+
     def __call__(self, data: Any, rng: np.random.Generator) -> np.ndarray:
         if self._loaded is None:
             self._loaded = (as_mechanism(load_callable(self.train), self.train), load_callable(self.score))
         train, score = self._loaded
-        release = train(data, rng)
-        return np.array([float(score(release, canary)) for canary in self.canaries], dtype=np.float64)
+        try:
+            release = train(data, rng)
+        except Exception as exc:
+            raise CodeFailed(f"training {self.train} failed: {type(exc).__name__}: {exc}") from None
+        scores = []
+        for k, canary in enumerate(self.canaries):
+            try:
+                scores.append(float(score(release, canary)))
+            except Exception as exc:
+                raise CodeFailed(f"scoring with {self.score} failed on canary {k}: {type(exc).__name__}: {exc}") \
+                    from None
+        return np.array(scores, dtype=np.float64)
 
     def __getstate__(self) -> dict[str, Any]:
         return {"train": self.train, "score": self.score, "canaries": self.canaries, "_loaded": None}
@@ -365,6 +383,7 @@ def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSetti
     with Sampler(mechanism, Source(obj=runs), settings.but(workers=min(settings.workers or calls, calls)),
                  most_pairs=len(runs)) as sampler:
         sampler.pair_names = runs.name
+        sampler.exceptions_hint = False  # a one-run audit takes no exceptions as outputs
         done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
         return {task.pair: block for task, block in done}
 

@@ -43,6 +43,7 @@ import os
 import pickle
 import random
 import time
+import zipfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +60,7 @@ from admmcheck.audit.running.settings import AuditSettings
 from admmcheck.audit.inputs.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.running.worker_process import WorkerDied, WorkerProcess
 from admmcheck.foundations.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
+from admmcheck.foundations.output import printable
 
 
 @dataclass(frozen=True)
@@ -307,6 +309,10 @@ def _outputs(block: Block) -> list[tuple[str, bytes]]:
 _WORKER: dict[str, Any] = {}
 
 
+#: What a fault raised by the code adds, where the command can audit exceptions as outputs (the one-run audit cannot)
+EXCEPTIONS_HINT = ("; if raising is something an observer sees, audit with exceptions as outputs "
+                   "(exceptions_are_outputs=True)")
+
 def worker_started(progress: record.Progress, memory: int, max_output: int, protocol: tuple[int, ...]) -> None:
     """This process is an audit worker (:mod:`admmcheck.audit.running.worker`): record where it is in ``progress``, refuse
     outputs over ``max_output`` bytes, limit each block's CPU time, and have a child of ``os.fork`` that returns from
@@ -534,9 +540,7 @@ def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
             if _stops_the_audit(raised):
                 return fault(f"{_stopping(raised)} ({where}, index={j})")
             if not exceptions_are_outputs:
-                return fault(f"raises {type(raised).__name__}: {raised} ({where}, index={j}); if raising is "
-                             "something an observer sees, audit with exceptions as outputs "
-                             "(exceptions_are_outputs=True)")
+                return fault(f"raises {type(raised).__name__}: {raised} ({where}, index={j}){EXCEPTIONS_HINT}")
             kind, flat = raised_kind(raised), _EMPTY
         else:
             if type(value) is not float:
@@ -666,6 +670,7 @@ class Sampler:
         self.randomness: Randomness | None = None
         self.mechanism, self.neighbours, self.seed = mechanism, neighbours, settings.seed
         self.timeout, self.exceptions_are_outputs = float(settings.timeout), settings.exceptions_are_outputs
+        self.exceptions_hint = True  # whether a fault raised by the code suggests exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.running.dask_executor)
@@ -814,6 +819,8 @@ class Sampler:
         if header.get("input_changed") and self.input_changed is None:
             self.input_changed = str(header["input_changed"])
         if header["status"] != "ok":
+            if not self.exceptions_hint:  # a command that cannot audit exceptions as outputs does not suggest it
+                header = {**header, "message": str(header["message"]).replace(EXCEPTIONS_HINT, "")}
             if header.get("counting"):
                 raise AdmmcheckError(f"admmcheck could not count block {task.block} (side {task.side}, pair "
                                      f"{task.pair}) of {self.mechanism.describe()}'s outputs: {header['message']}. "
@@ -826,9 +833,10 @@ class Sampler:
         _, body = self._receive(task, worker)
         try:
             block = Block.from_bytes(body)
-        except (ValueError, KeyError, TypeError, OSError) as exc:
-            raise MechanismError(f"an audit worker sent a malformed block ({exc}); the mechanism may write to "
-                                 "file descriptors it does not own") from None
+        except (ValueError, KeyError, TypeError, OSError, EOFError, RecursionError, zipfile.BadZipFile) as exc:
+            raise MechanismError(f"{self.mechanism.describe()} broke the worker's protocol: block {task.block} (side "
+                                 f"{task.side}, pair {task.pair}) came back malformed ({printable(str(exc))}); the "
+                                 "mechanism writes to file descriptors it does not own") from None
         if len(block) != task.count:
             raise MechanismError(f"an audit worker sent {len(block)} samples for {task.count}")
         return block

@@ -28,12 +28,16 @@ from admmcheck.audit.running.limits import WorkerLimits
 from admmcheck.audit.running.progress import WRITTEN, Progress, create_file, where
 from admmcheck.audit.running.channel import MAGIC, PREFIX
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
+from admmcheck.foundations.inputs import json_nesting
+from admmcheck.foundations.output import printable
 
 # Read by BLAS and OpenMP when they load: one thread per worker process, as the engine's own runs use
 # (several workers share the cores; a scikit-learn fit inside a mechanism was 11x slower under load).
 ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                      "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")}
 HEADER_MOST = 1 << 20
+#: The deepest nesting of an answer's JSON header (the worker's own are at most 3 deep)
+HEADER_DEPTH = 8
 #: Seconds to wait for the supervisor's report once the worker's answers have ended.
 REPORT_WAIT = 10.0
 
@@ -43,14 +47,16 @@ class WorkerDied(MechanismError):
     of :func:`~admmcheck.audit.running.progress.where`), ``output`` the tail of what it printed."""
 
     def __init__(self, cause: str, sample: str, output: str) -> None:
+        cause, output = printable(cause), printable(output)  # words the code may have written: never acted on
         self.cause, self.sample, self.output = cause, sample, output
         super().__init__(f"{cause} ({sample})" + (f"; its last output: {output}" if output else ""))
 
 
 def output_tail(raw: bytes, lines: int = 3, most: int = 600) -> str:
-    """The last non-empty ``lines`` of printed bytes, on one line, at most ``most`` characters."""
+    """The last non-empty ``lines`` of printed bytes, on one line, at most ``most`` characters, its control
+    characters escaped."""
     text = [line.strip() for line in raw.decode("utf-8", "replace").splitlines() if line.strip()]
-    said = " | ".join(text[-lines:])
+    said = printable(" | ".join(text[-lines:]))
     return said if len(said) <= most else "..." + said[-most:]
 
 
@@ -116,16 +122,19 @@ class WorkerProcess:
         if magic != MAGIC or header_size > HEADER_MOST or body_size > most_body:
             raise self._broken(f"a malformed answer (starting {bytes(magic)!r}, header {header_size} bytes, body "
                                f"{body_size} bytes)")
+        text = self._read(header_size, deadline)
         try:
-            header = json.loads(self._read(header_size, deadline))
-        except ValueError as exc:
-            raise self._broken(f"a malformed answer ({exc})") from None
+            header = json.loads(text) if json_nesting(text) <= HEADER_DEPTH else None
+        except (ValueError, RecursionError) as exc:
+            raise self._broken(f"a malformed answer ({type(exc).__name__})") from None
         body = self._read(body_size, deadline) if body_size else b""
         if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
-            raise self._broken("a malformed answer (no status)")
-        printed = self.output() if header["status"] == "error" and not header.get("counting") else ""
-        if printed:  # a fault of the code: what it printed last goes with it
-            header = {**header, "message": f"{header.get('message')}; its last output: {printed}"}
+            raise self._broken("a malformed answer (no status, or a header nested deeper than "
+                               f"{HEADER_DEPTH} levels)")
+        if header["status"] == "error":  # the code's words: shown, never acted on by a terminal
+            printed = self.output() if not header.get("counting") else ""
+            header = {**header, "message": printable(str(header.get("message")))
+                      + (f"; its last output: {printed}" if printed else "")}
         return header, body
 
     def _read(self, size: int, deadline: float) -> bytes:
