@@ -256,6 +256,21 @@ def closes_stdin_and_stdout_and_stderr(data, rng):
 _HELPERS: list[threading.Thread] = []
 
 
+_SIGNALLED = []
+
+
+def signals_its_supervisor(data, rng):
+    """At its first call in a worker, every catchable signal that would end or stop a process, sent to the worker's
+    parent (its supervisor); then a plain Laplace mechanism, its draws untouched."""
+    if not _SIGNALLED:
+        _SIGNALLED.append(True)
+        for name in ("SIGUSR1", "SIGUSR2", "SIGALRM", "SIGHUP", "SIGQUIT", "SIGTSTP", "SIGVTALRM", "SIGPROF", "SIGIO",
+                     "SIGXCPU", "SIGXFSZ", "SIGPWR", "SIGINT", "SIGTERM"):
+            os.kill(os.getppid(), getattr(signal, name))
+        os.kill(os.getppid(), signal.SIGRTMIN + 2)
+    return data + rng.laplace(0.0, 1.0)
+
+
 def leaves_a_thread(data, rng):
     if not _HELPERS:
         helper = threading.Thread(target=lambda: time.sleep(3600))  # not a daemon: it would hold the exit

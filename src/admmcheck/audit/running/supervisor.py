@@ -245,9 +245,30 @@ def _ignore(signum: int, frame: object) -> None:
     pass
 
 
+#: Every signal whose default ends or stops a process and that a process can catch: the code under audit may send
+#: any of them to its supervisor (its parent), which is stopped only through its lifeline or by SIGKILL. The
+#: signals of a fault in the process itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS) keep their
+#: default: a handler cannot resume after a real fault.
+FENDED_OFF = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGVTALRM", "SIGPROF",
+              "SIGIO", "SIGPWR", "SIGSTKFLT", "SIGXCPU", "SIGXFSZ", "SIGTSTP", "SIGTTIN", "SIGTTOU")
+
+
+def fend_off_signals() -> None:
+    """A handler that does nothing for every signal of :data:`FENDED_OFF` and every real-time signal (a handler,
+    not SIG_IGN, which the worker would inherit; the worker's own reset to the defaults at ``exec``)."""
+    names = [name for name in FENDED_OFF if hasattr(signal, name)]
+    numbers = [getattr(signal, name) for name in names]
+    if hasattr(signal, "SIGRTMIN"):
+        numbers += list(range(signal.SIGRTMIN, signal.SIGRTMAX + 1))
+    for number in numbers:
+        try:
+            signal.signal(number, _ignore)
+        except (OSError, ValueError, RuntimeError):  # one this platform does not let a process catch
+            pass
+
+
 def main() -> None:
-    for name in ("SIGINT", "SIGTERM", "SIGHUP"):  # stopped only through its lifeline (or SIGKILL); a handler, not
-        signal.signal(getattr(signal, name), _ignore)  # SIG_IGN, which the worker would inherit
+    fend_off_signals()
     Supervisor(json.loads(sys.argv[1])).run()
 
 
