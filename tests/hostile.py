@@ -293,6 +293,18 @@ def leaves_temporary_files(data, rng):
     return data + rng.laplace(0.0, 1.0)
 
 
+def stops_its_supervisor(data, rng):
+    """At its first call in a worker: starts a sleeper child, leaves a file in the temporary folder, and stops its
+    supervisor (SIGSTOP, which no process can catch); then a plain Laplace mechanism, its draws untouched."""
+    if not _SIGNALLED:
+        _SIGNALLED.append(True)
+        _start_sleeper()
+        folder = tempfile.mkdtemp(prefix=f"left-{os.environ.get('ADMMCHECK_TEST_MARK', 'x')}-")
+        open(os.path.join(folder, "scratch.bin"), "wb").close()
+        os.kill(os.getppid(), signal.SIGSTOP)
+    return data + rng.laplace(0.0, 1.0)
+
+
 def plain(data, rng):
     return data + rng.laplace(0.0, 1.0)
 

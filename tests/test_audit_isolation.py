@@ -117,7 +117,7 @@ def test_a_hostile_mechanism_ends_the_audit_with_its_cause_and_sample_and_leaves
 
 
 @pytest.mark.parametrize("mechanism", ["prints", "closes_stdin_and_stdout", "leaves_a_thread",
-                                       "leaves_temporary_files", "signals_its_supervisor"])
+                                       "leaves_temporary_files", "signals_its_supervisor", "stops_its_supervisor"])
 def test_a_correct_mechanism_that_prints_closes_stdin_or_leaves_a_thread_is_audited_as_without_it(
         monkeypatch, capsys, plain_json, mechanism):
     """Seeded code: the very JSON of the same Laplace mechanism without the noise; no process and no temporary

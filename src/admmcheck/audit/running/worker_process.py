@@ -116,6 +116,7 @@ class WorkerProcess:
         :class:`WorkerDied`; a fault's message ends with what the code printed last; no answer within ``timeout`` (the supervisor itself stuck) is ``TimeoutError``."""
         if self._death is not None:
             raise self._death
+        self._resume()
         deadline = time.monotonic() + timeout
         magic, header_size, body_size = PREFIX.unpack(self._read(PREFIX.size, deadline))
         most_body = self._expected.popleft() if self._expected else 0
@@ -208,6 +209,15 @@ class WorkerProcess:
         except (ValueError, KeyError, TypeError):
             return None
 
+    def _resume(self) -> None:
+        """SIGCONT to the supervisor: the code under audit may have stopped it (SIGSTOP cannot be caught), which
+        would stop its watchdog and its clean-up; continuing a running process changes nothing."""
+        if self._supervisor.returncode is None:
+            try:
+                os.kill(self._supervisor.pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+
     def kill(self) -> None:
         """Stop the worker with everything it started: closing the lifeline tells the supervisor to kill the
         worker's process group and every descendant, and to exit (waited for; safe to call more than once)."""
@@ -216,14 +226,21 @@ class WorkerProcess:
             if fd is not None:
                 os.close(fd)
                 setattr(self, name, None)
-        try:
-            self._supervisor.wait(timeout=REPORT_WAIT)
-        except subprocess.TimeoutExpired:  # the supervisor is stuck: it and its worker (parent-death signal) go
+        deadline = time.monotonic() + REPORT_WAIT
+        while True:
+            self._resume()  # a supervisor the code stopped (SIGSTOP) could not clean up: it is woken, repeatedly
             try:
+                self._supervisor.wait(timeout=0.1)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() < deadline:
+                    continue
+            try:  # the supervisor is stuck: it and its worker (parent-death signal) go
                 os.killpg(self._supervisor.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             self._supervisor.wait()
+            break
         for name in ("_answers", "_status"):
             fd = getattr(self, name)
             if fd is not None:
