@@ -272,6 +272,7 @@ def test_with_its_supervisor_stopped_a_hang_is_caught_by_the_block_allowance_and
 
     monkeypatch.setattr(sampling.Sampler, "_allowance", lambda self, count: 5.0)
     monkeypatch.setattr(worker_process, "REPORT_WAIT", 1.0)  # how long a stopped supervisor is waited for
+    monkeypatch.setattr(worker_process.WorkerProcess, "_resume", lambda self: None)  # one SIGCONT does not wake
     sampler = Sampler(Source(f"{MECHANISMS}:hangs_in_c"), Source(f"{MECHANISMS}:scalar_pair"),
                       AuditSettings(workers=1, timeout=0.5))
     supervisor = sampler.workers[0]._supervisor.pid
