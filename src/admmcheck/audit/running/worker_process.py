@@ -47,7 +47,7 @@ class WorkerDied(MechanismError):
     of :func:`~admmcheck.audit.running.progress.where`), ``output`` the tail of what it printed."""
 
     def __init__(self, cause: str, sample: str, output: str) -> None:
-        cause, output = printable(cause), printable(output)  # words the code may have written: never acted on
+        cause = printable(cause)  # words the code may have written (``output`` is escaped by output_tail)
         self.cause, self.sample, self.output = cause, sample, output
         super().__init__(f"{cause} ({sample})" + (f"; its last output: {output}" if output else ""))
 
