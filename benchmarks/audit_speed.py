@@ -85,7 +85,8 @@ def _scalar(args, result: dict) -> None:
 
     result["scalar"] = {"samples_per_side": args.samples, "workers": args.workers, "seconds": scalar_s,
                         "samples_per_second_per_worker": per_worker, "peak_main_mib": _peak_mib(resource.RUSAGE_SELF),
-                        "epsilon_lower_bound": scalar.epsilon_lower_bound, "verdict": scalar.verdict}
+                        "epsilon_lower_bound": scalar.epsilon_lower_bound, "verdict": scalar.verdict,
+                        "isolation": getattr(scalar, "isolation", "")}
 
 
 def _rest(args, result: dict) -> None:

@@ -1,9 +1,13 @@
-"""Benchmark: what the supervised workers cost (issue 51): the scalar Laplace audit at 10^6 samples per side
+"""Benchmark: what the isolation of the audited code costs: the scalar Laplace audit at 10^6 samples per side
 (``audit_speed.py``'s part (a)), run interleaved with the same audit on an earlier engine, so that the machine's
-drift falls on both alike.
+drift falls on both alike. Issue 51 (the supervised workers), and issue 62 (the sandbox, a deadline for every stage,
+the checks of every answer):
 
     git worktree add /tmp/base 69d34d7          # the engine before the supervisor (per-call SIGALRM in the worker)
     python benchmarks/isolation_overhead.py --baseline /tmp/base [--rounds 5] [--samples 1000000]
+    git worktree add /tmp/base62 e2b9925        # the engine before issue 62
+    python benchmarks/isolation_overhead.py --baseline /tmp/base62 --label sandboxed \
+        --out benchmarks/results/sandbox_overhead.json
 
 Each round runs ``benchmarks/audit_speed.py --only scalar`` of the baseline checkout and of this one (the order
 alternating from round to round), each in a fresh process with ``PYTHONPATH`` at its own ``src`` (its workers
@@ -46,11 +50,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--label", default="supervised", help="what this checkout is called in the result")
     parser.add_argument("--out", default=str(HERE / "out" / "isolation_overhead.json"),
                         help="JSON result (default: benchmarks/out/, untracked; the recorded one: "
                              "--out benchmarks/results/isolation_overhead.json)")
     args = parser.parse_args()
-    trees = {"baseline": Path(args.baseline).resolve(), "supervised": HERE.parent}
+    trees = {"baseline": Path(args.baseline).resolve(), args.label: HERE.parent}
     runs: dict[str, list[dict]] = {name: [] for name in trees}
     for round_ in range(args.rounds):
         order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
@@ -60,8 +65,8 @@ def main() -> None:
             print(f"round {round_ + 1} {name:<10} {result['seconds']:6.2f} s  epsilon >= "
                   f"{result['epsilon_lower_bound']:.4f}", flush=True)
     medians = {name: statistics.median(r["seconds"] for r in runs[name]) for name in trees}
-    ratio = medians["supervised"] / medians["baseline"]
-    print(f"medians: baseline {medians['baseline']:.2f} s, supervised {medians['supervised']:.2f} s: "
+    ratio = medians[args.label] / medians["baseline"]
+    print(f"medians: baseline {medians['baseline']:.2f} s, {args.label} {medians[args.label]:.2f} s: "
           f"{100 * (ratio - 1):+.1f} %")
     bounds = {name: sorted({r["epsilon_lower_bound"] for r in runs[name]}) for name in trees}
     result = {"benchmark": "isolation overhead (scalar Laplace audit)", "samples_per_side": args.samples,
@@ -69,7 +74,8 @@ def main() -> None:
               "commits": {name: _commit(tree) for name, tree in trees.items()},
               "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
               "seconds": {name: [r["seconds"] for r in runs[name]] for name in trees},
-              "median_seconds": medians, "ratio": ratio, "epsilon_lower_bounds": bounds}
+              "median_seconds": medians, "ratio": ratio, "epsilon_lower_bounds": bounds,
+              "isolation": {name: sorted({r.get("isolation", "") for r in runs[name]}) for name in trees}}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
 

@@ -41,6 +41,7 @@ def neighbours():
 
 # ---- every way a Python process can die ------------------------------------------------------
 exits = _when(lambda: sys.exit(3))
+execs = _when(lambda: os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)"]))
 exits_at_os_level = _when(lambda: os._exit(4))
 interrupted = _when(lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
 kills_itself = _when(lambda: os.kill(os.getpid(), signal.SIGKILL))
@@ -179,6 +180,16 @@ def _forge(header: bytes, body: bytes = b"") -> None:
         view = view[os.write(answers, view):]
 
 
+def _token() -> bytes:
+    """The header of an answer to the worker's current request, its token read from the worker's memory (the code
+    shares the worker's process: nothing there is hidden from it)."""
+    import gc
+    import json
+
+    token = next(o.token for o in gc.get_objects() if type(o).__name__ == "_Channel")
+    return json.dumps({"status": "ok", "token": token}).encode()
+
+
 def _stored_block(values: np.ndarray) -> bytes:
     import io
 
@@ -209,13 +220,25 @@ def _inflating_block(mib: int = 512):
         for name, array in (("kind_of.npy", np.zeros(rows, dtype=np.int64)[:1]), ("kinds.npy", np.array("[]"))):
             with archive.open(name, "w") as stream:
                 np.lib.format.write_array(stream, array)
-    _forge(b'{"status": "ok"}', buffer.getvalue())
+    _forge(_token(), buffer.getvalue())
 
 
 def _nan_block():
     values = np.zeros((1000, 1))
     values[7] = np.nan
-    _forge(b'{"status": "ok"}', _stored_block(values))
+    _forge(_token(), _stored_block(values))
+
+
+def _plausible_block_instead():
+    """The worker's own answers go to the null device; a well-formed block of plausible numbers goes in their place
+    (without the request's token, which only the worker's memory holds)."""
+    import json
+
+    answers = json.loads(sys.argv[1])["answers"]
+    _forge(b'{"status": "ok"}', _stored_block(np.random.default_rng(0).laplace(size=(1000, 1))))
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, answers)
+    os.close(null)
 
 
 def _raise_terminal_escapes():
@@ -225,7 +248,136 @@ def _raise_terminal_escapes():
 forges_a_deep_header = _when(_deep_header)
 forges_an_inflating_block = _when(_inflating_block)
 forges_a_nan_block = _when(_nan_block)
+forges_a_plausible_block = _when(_plausible_block_instead)
 raises_terminal_escapes = _when(_raise_terminal_escapes)
+
+
+# ---- hangs outside the call (issue 62 item 1: every stage of the worker is timed) ----------------------------
+class _HangsAsAnArray:
+    def __array__(self, *args, **kwargs):
+        time.sleep(3600)
+
+
+class _HangsInWords(Exception):
+    def __str__(self):
+        time.sleep(3600)
+        return "never"
+
+
+def hangs_when_its_output_is_encoded(data, rng):
+    """Returns an object whose ``__array__`` (run while the worker encodes the output) sleeps an hour."""
+    if rng.random() < 0.01:
+        return _HangsAsAnArray()
+    return data + rng.laplace(0.0, 1.0)
+
+
+def _raise_hanging_in_words():
+    raise _HangsInWords()
+
+
+hangs_when_its_exception_is_put_into_words = _when(_raise_hanging_in_words)
+
+
+class HangsWhenPickledAgain:
+    """A dataset (``value``) whose pickling hangs from its fifth time in a process: the worker pickles each side of
+    the pair twice as it loads them, so the first check for changes after a block hangs."""
+
+    pickled = 0
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def __reduce__(self):
+        HangsWhenPickledAgain.pickled += 1
+        if HangsWhenPickledAgain.pickled > 4:
+            time.sleep(3600)
+        return (HangsWhenPickledAgain, (self.value,))
+
+
+def neighbours_that_hang_when_pickled_again():
+    return (HangsWhenPickledAgain(0.0), HangsWhenPickledAgain(1.0))
+
+
+def reads_its_value(data, rng):
+    return data.value + rng.laplace(0.0, 1.0)
+
+
+def _steal_requests():
+    """Starts a thread that reads the audit's request pipe (its number is in the worker's own argv) as the worker
+    does: the requests it takes, the worker never sees."""
+    import json
+
+    requests = json.loads(sys.argv[1])["requests"]
+
+    def steal():
+        while os.read(requests, 1 << 16):
+            pass
+
+    threading.Thread(target=steal, daemon=True).start()
+
+
+def _hog_the_interpreter_later():
+    """Starts a thread that, 0.3 s later (the worker goes on meanwhile), sleeps an hour in C holding the
+    interpreter (a ctypes.PyDLL call keeps the GIL): the worker's own code never runs again."""
+    def hog():
+        time.sleep(0.3)
+        ctypes.PyDLL(None).sleep(3600)
+
+    threading.Thread(target=hog, daemon=True).start()
+
+
+steals_its_requests = _when(_steal_requests)
+holds_the_interpreter_from_a_thread = _when(_hog_the_interpreter_later)
+
+
+# ---- what the sandbox stops (issue 62 item 4): each tries on every call, then releases data + Laplace(1) ----------
+def reads_a_private_file(data, rng):
+    """Reads the file the test names in ADMMCHECK_TEST_SECRET (in the user's home folder)."""
+    with open(os.environ["ADMMCHECK_TEST_SECRET"]) as stream:
+        stream.read()
+    return data + rng.laplace(0.0, 1.0)
+
+
+def writes_into_home(data, rng):
+    """Writes a file named by the test's mark into $HOME."""
+    with open(os.path.join(os.path.expanduser("~"), f"written-{os.environ['ADMMCHECK_TEST_MARK']}"), "w") as stream:
+        stream.write("x")
+    return data + rng.laplace(0.0, 1.0)
+
+
+def writes_into_the_working_folder(data, rng):
+    with open(f"written-{os.environ['ADMMCHECK_TEST_MARK']}", "w") as stream:
+        stream.write("x")
+    return data + rng.laplace(0.0, 1.0)
+
+
+def opens_a_socket(data, rng):
+    """Connects to the port the test listens on (ADMMCHECK_TEST_PORT, on this machine's loopback)."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", int(os.environ["ADMMCHECK_TEST_PORT"])), timeout=2):
+        pass
+    return data + rng.laplace(0.0, 1.0)
+
+
+def _daemon_then_kill_the_supervisor():
+    _start_sleeper(start_new_session=True)
+    os.kill(os.getppid(), signal.SIGKILL)
+
+
+kills_its_supervisor = _when(_daemon_then_kill_the_supervisor)
+
+
+def signs_of_the_audit(data, rng):
+    """Raises, listing what it sees of the audit: its temporary folder, its parent's and pid 1's command lines."""
+    def line(pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as stream:
+                return stream.read().replace(b"\0", b" ").decode()[:300]
+        except OSError as exc:
+            return type(exc).__name__
+    raise RuntimeError(f"TMPDIR={os.environ.get('TMPDIR')} parent={line(os.getppid())} init={line(1)} "
+                       f"pid={os.getpid()}")
 
 
 # ---- benign: odd but correct ------------------------------------------------------------------------

@@ -297,8 +297,8 @@ def test_third_party_code_never_runs_in_the_main_process(tmp_path):
         "def mechanism(data, rng):\n    return data + rng.laplace(0.0, 1.0)\n"
         "def neighbours():\n    return (0.0, 1.0)\n")
     result = audit(Source(f"{module}:mechanism"), Source(f"{module}:neighbours"), PrivacyClaim(1.0),
-                   samples=1_000, workers=2)
-    assert result.verdict == "no-violation-found"
+                   samples=1_000, workers=2, sandbox="off")  # the spy writes its pid where the test reads it (and
+    assert result.verdict == "no-violation-found"  # in the sandbox, a pid of the sandbox's own: see test_sandbox.py)
     pids = {int(line) for line in marker.read_text().split()}
     assert pids and os.getpid() not in pids
     assert not any(getattr(m, "__file__", None) == str(module) for m in list(sys.modules.values()))

@@ -52,6 +52,8 @@ FORGED = [
     ("forges_an_inflating_block", "came back malformed (a compressed array (the worker stores its arrays as they "
                                   "are))"),
     ("forges_a_nan_block", "came back malformed (NaN or inf in sample 7 of the block (the worker refuses them))"),
+    ("forges_a_plausible_block", "broke the worker's protocol: it sent an answer to no request it was sent (without "
+                                 "the request's token)"),
 ]
 
 

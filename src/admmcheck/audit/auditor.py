@@ -143,7 +143,7 @@ def audit(
         outcome["findings"] = (*outcome["findings"], *sampler.findings())
     return AuditResult(**outcome, claim=claim, confidence=confidence, samples=samples, seed=seed,
                        wall_time_s=time.perf_counter() - started, pairs=sampler.pairs,
-                       mechanism=mechanism.describe(), randomness=drawn_as)
+                       mechanism=mechanism.describe(), randomness=drawn_as, isolation=sampler.isolation)
 
 
 def selection_size(samples: int, width: int) -> int:

@@ -59,6 +59,7 @@ class AuditResult(Result):
     estimator: str = TWO_INTERVALS  # what the bound came from: TWO_INTERVALS or RATIO_TEST (estimators)
     #: the lower bound on the claim's own parameter (ε, ρ, μ, a curve's shift: ``claim.parameter``); None: the ε bound
     lower_bound: float | None = None
+    isolation: str = ""  # which isolation the code ran under (admmcheck.audit.running.sandbox)
 
     @property
     def claim_lower_bound(self) -> float:
@@ -117,6 +118,7 @@ class AuditResult(Result):
             "reproducible": self.randomness.reproducible,
             "randomness": self.randomness.as_dict(),
             "wall_time_s": self.wall_time_s,
+            "isolation": self.isolation,
             "complete": self.complete,
             "notes": list(self.notes),
             "findings": list(self.findings),
@@ -185,6 +187,7 @@ class AuditResult(Result):
         out = [f"  {used}{self.samples} samples per side{split}, seed {self.seed}, {self.wall_time_s:.1f} s"]
         if not self.randomness.reproducible:
             out.append(f"  not reproducible from the seed: {self.randomness.reason}")
+        out += [f"  isolation: {self.isolation}"] if self.isolation else []
         return out + [f"  note: {note}" for note in self.notes]
 
     def lines(self) -> list[str]:

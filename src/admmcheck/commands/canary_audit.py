@@ -168,9 +168,9 @@ def run_mechanism_canary_audit(config: MechanismCanaryAudit, progress: bool = Fa
     game = capability.draw(base, config.slots.canaries, config.slots.runs, placement, config.settings.seed)
     empty = capability.fill(base, game, np.zeros(len(game.points), dtype=bool))  # every slot at its default
     auditable = capability.auditable(spec, config.setting, empty)
-    released = play(Source(obj=auditable.mechanism), SlotRuns(capability, base, game),
-                    game.runs + capability.reference_run(auditable.mechanism), config.settings, progress)
+    released, isolation = play(Source(obj=auditable.mechanism), SlotRuns(capability, base, game),
+                               game.runs + capability.reference_run(auditable.mechanism), config.settings, progress)
     context = {"mechanism": spec.name, "placement": str(placement), **auditable.summary}
     scores = capability.score(released, game, base, auditable.mechanism)
     return conclude(scores, game, auditable.claimed, config.settings,
-                    capability.score_name(auditable.mechanism), started, context)
+                    capability.score_name(auditable.mechanism), started, context, isolation)

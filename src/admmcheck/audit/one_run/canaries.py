@@ -208,6 +208,11 @@ class ScoredTraining:
     _loaded: tuple[Any, Any] | None = field(default=None, repr=False)
 
     @property
+    def specs(self) -> tuple[str, str]:
+        """The user's two functions, as given (a sandbox shows their files: ``Source.files``)."""
+        return (self.train, self.score)
+
+    @property
     def __name__(self) -> str:  # what a fault's message names: the user's two functions, not this class
         return f"{self.train} (scored by {self.score})"
 
@@ -268,6 +273,7 @@ class CanaryAuditResult(Result):
     wall_time_s: float
     notes: list[str]
     context: dict[str, object] = field(default_factory=dict)
+    isolation: str = ""  # which isolation the code ran under (admmcheck.audit.running.sandbox)
 
     @property
     def outcome(self) -> str:
@@ -301,6 +307,7 @@ class CanaryAuditResult(Result):
             placed = (f", {self.context['mechanism']}'s canaries at {self.context['placement']}"
                       if "mechanism" in self.context else f", canaries at the records' nodes: {self.context['placement']}")
         out.append(f"  {self.kind_of_neighbours}{placed}, seed {self.seed}, {self.wall_time_s:.1f} s")
+        out += [f"  isolation: {self.isolation}"] if self.isolation else []
         return out + [f"  note: {note}" for note in self.notes]
 
     def as_dict(self) -> dict[str, object]:
@@ -315,7 +322,7 @@ class CanaryAuditResult(Result):
             "deciding_guess": best.__dict__, "guesses": [guess.__dict__ for guess in self.guesses],
             "scores": {"included": self.scores[self.included].tolist(),
                        "excluded": self.scores[~self.included].tolist()},
-            "seed": self.seed, "wall_time_s": self.wall_time_s, "notes": self.notes,
+            "seed": self.seed, "wall_time_s": self.wall_time_s, "isolation": self.isolation, "notes": self.notes,
         }
 
 
@@ -369,27 +376,28 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: ApproxDp 
     records = list(points) if game.labels is None else list(zip(points, game.labels))
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
-    released = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # run R: the reference
+    released, isolation = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # R: the reference
     context = {"train": train} | ({} if nodes is None else {"placement": str(nodes[1])})
     return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started,
-                    context)
+                    context, isolation)
 
 
 def play(mechanism: Source, runs: PairSequence, calls: int, settings: AuditSettings,
-         progress: bool = False) -> dict[int, Any]:
-    """Pairs 0..``calls`` − 1 of ``runs`` trained once each (side 0) in the audit's isolated workers: {run: what it
-    released, as the sampler's block}."""
+         progress: bool = False) -> tuple[dict[int, Any], str]:
+    """Pairs 0..``calls`` − 1 of ``runs`` trained once each (side 0) in the audit's isolated workers: ({run: what it
+    released, as the sampler's block}, which isolation the code ran under)."""
     tasks = [Task(run, 0, 0, 1) for run in range(calls)]
     with Sampler(mechanism, Source(obj=runs), settings.but(workers=min(settings.workers or calls, calls)),
                  most_pairs=len(runs)) as sampler:
         sampler.pair_names = runs.name
         sampler.exceptions_hint = False  # a one-run audit takes no exceptions as outputs
         done = Budget(show_progress=progress).steps(sampler.draw(tasks), "training runs", total=len(tasks))
-        return {task.pair: block for task, block in done}
+        return {task.pair: block for task, block in done}, sampler.isolation
 
 
 def conclude(scores: np.ndarray, game: CanaryGame, claim: ApproxDp | GaussianDp, settings: AuditSettings,
-             score: str, started: float, context: dict[str, object] | None = None) -> CanaryAuditResult:
+             score: str, started: float, context: dict[str, object] | None = None,
+             isolation: str = "") -> CanaryAuditResult:
     """The verdict from the (R, m) ``scores`` of ``game``'s canaries: every guess of :func:`guess`, the largest bounds,
     and the note on the ceiling m canaries put on any bound. An (ε, δ) claim is refuted where a guess's ε bound
     exceeds ε; a Gaussian-DP claim where a guess rejects its trade-off curve at the guess's level."""
@@ -410,7 +418,7 @@ def conclude(scores: np.ndarray, game: CanaryGame, claim: ApproxDp | GaussianDp,
     return CanaryAuditResult("violation" if refuted else "no-violation-found", claim,
                              settings.confidence, epsilon, mu, found, scores.ravel(), game.included.ravel(),
                              len(game.points), game.runs, game.kind, score, settings.seed, time.monotonic() - started,
-                             notes, context or {})
+                             notes, context or {}, isolation)
 
 
 def _scores(released: dict[int, Any], game: CanaryGame, score: str | None, train: str) -> np.ndarray:

@@ -25,6 +25,7 @@ from collections import deque
 from typing import Any
 
 
+from admmcheck.audit.running.supervisor import answer_deadline
 from admmcheck.audit.running.worker_process import WorkerProcess
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
@@ -47,7 +48,7 @@ def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None =
     with _WORKERS_LOCK:
         worker = _WORKERS.get(key)
     if worker is None:
-        worker = WorkerProcess(init[-1])
+        worker = WorkerProcess(init[-1], (*init[0].files(), *init[1].files()))
         with _WORKERS_LOCK:
             _WORKERS[key] = worker
         worker.send(("init", *init))
@@ -63,7 +64,7 @@ def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None =
         if isinstance(exc, TimeoutError):
             return {"status": "timeout"}, b""
         return {"status": "error", "message": str(exc)}, b""
-    return header, body
+    return {**header, "isolation": str(worker.isolation)}, body  # which isolation ran on this machine
 
 
 def _close_audit(key: tuple) -> int:
@@ -116,6 +117,7 @@ class DaskWorker:
         self._init: tuple | None = None
         self._tally: bytes | None = None
         self._pending: deque = deque()
+        self.isolation: str | None = None  # as the cluster's last answer said it
 
     def send(self, message: tuple) -> None:
         if message[0] == "init":
@@ -126,7 +128,7 @@ class DaskWorker:
             return
         timeout = self._init[3]
         count = message[1].count if message[0] in ("block", "count") else 1
-        allowance = timeout * count + 120.0
+        allowance = answer_deadline(count, timeout)
         tally = self._tally if message[0] == "count" else None
         self._pending.append(self._client.submit(_remote, self._init, message, allowance, tally, pure=False))
 
@@ -140,6 +142,7 @@ class DaskWorker:
             raise MechanismError(f"a Dask task failed: {type(exc).__name__}: {exc}") from None
         if header.get("status") == "timeout":
             raise TimeoutError
+        self.isolation = header.pop("isolation", self.isolation)
         return header, body
 
     def kill(self) -> None:

@@ -66,11 +66,13 @@ def default_memory_mib(workers: int) -> float:
 @dataclass(frozen=True)
 class WorkerLimits:
     """What one worker may use: ``timeout`` seconds per call, ``memory_mib`` of data segment (None: this machine's
-    share, :func:`default_memory_mib` over its cores), ``max_output_mib`` per output."""
+    share, :func:`default_memory_mib` over its cores), ``max_output_mib`` per output; and the ``sandbox`` it runs in
+    (auto, on or off: :mod:`admmcheck.audit.running.sandbox`)."""
 
     timeout: float
     memory_mib: float | None
     max_output_mib: float = MAX_OUTPUT_MIB
+    sandbox: str = "auto"
 
     @property
     def max_output_bytes(self) -> int:

@@ -12,11 +12,17 @@ the record away. Standard library only: the supervisor imports it.
 It also holds the tail of what the worker's code printed: the supervisor reads the worker's stdout and
 stderr (one pipe) and keeps their last 64 KiB here, so a fault can show it (:meth:`Progress.tail`).
 
-Layout: slot 0 (float64) the ``time.monotonic()`` at which the current call of third-party code started, 0.0
-outside such calls; slots 1-9 (int64) the phase, seed, pair, side, block, index, block size, a flag set by a child
-of ``os.fork`` that returned from a call, and the bytes printed so far; bytes 1,024 to 4,095 the worker's last
-words (UTF-8, NUL-terminated), written where it stops on its own (or the sample of that fork's call); bytes 4,096
-on a ring of the printed bytes (byte i of the output at 4,096 + i mod 65,536).
+Layout: slot 0 (float64) the ``time.monotonic()`` at which the worker's current stage started (0.0 while it waits
+for a request); slots 1-9 (int64) the stage (:data:`PHASE`), seed, pair, side, block, index, block size, a flag set
+by a child of ``os.fork`` that returned from a call, and the bytes printed so far; slots 10 and 11 (int64) the
+requests the driving process sent and those the worker took up; slot 12 (float64) since when the driving process
+waits for the worker's next answer (0.0: it does not); slot 13 (int64) the worker's process id, as its supervisor
+sees it; bytes 1,024 to 4,095 the worker's last words (UTF-8,
+NUL-terminated), written where it stops on its own (or the sample of that fork's call); bytes 4,096 on a ring of
+the printed bytes (byte i of the output at 4,096 + i mod 65,536).
+
+The stage is written after its start time and read before it (:meth:`Progress.enter`), so a reader never pairs a
+stage with the start of an earlier, longer one.
 """
 
 from __future__ import annotations
@@ -26,15 +32,37 @@ import mmap
 import os
 import sys
 import tempfile
+import time
 
 RECORD, TAIL = 4096, 1 << 16
 SIZE = RECORD + TAIL
-STARTED, PHASE, SEED, PAIR, SIDE, BLOCK, INDEX, COUNT, FORKED, WRITTEN = range(10)
+STARTED, PHASE, SEED, PAIR, SIDE, BLOCK, INDEX, COUNT, FORKED, WRITTEN, REQUESTED, TAKEN, READING, WORKER = range(14)
 WORDS_AT, WORDS_SIZE = 1024, RECORD - 1024
 
-#: What the worker is doing: its own code (between calls), loading the mechanism and its neighbours (their
-#: import and the neighbours' call run third-party code), a call of the mechanism, a vectorised batch call.
-IDLE, LOADING, CALL, BATCH = 0, 1, 2, 3
+#: What the worker is doing (its stage, timed from outside by the supervisor): waiting for a request, loading the
+#: mechanism and its neighbours (their import and the neighbours' call run third-party code), a call of the
+#: mechanism, a vectorised batch call, encoding a call's output (the output's own methods run: ``__array__``,
+#: ``__len__``, ...), putting the exception a call raised into words (its ``__str__`` runs), building or copying a
+#: dataset (the neighbours' pair built on demand, unpickling a copy), checking the input dataset for changes
+#: (pickling it), counting a block's outputs, its own work between these, sending its answer.
+IDLE, LOADING, CALL, BATCH, ENCODING, RAISING, DATASET, CHECKING, COUNTING, OWN, SENDING = range(11)
+#: The stages whose sample (seed, pair, side, block, index) is exactly the one at fault
+EXACT = (CALL, BATCH, ENCODING, RAISING)
+#: Each stage in the words of a fault message ("hangs while ...")
+STAGE_WORDS = {
+    IDLE: "before taking up the audit's next request (a thread the mechanism started may hold the interpreter, or "
+          "read the worker's request pipe)",
+    LOADING: "while loading the mechanism and its neighbours",
+    CALL: "in a call of the mechanism",
+    BATCH: "in a batch call of the mechanism",
+    ENCODING: "while its output was encoded (the output's own methods, such as __array__, run then)",
+    RAISING: "while the exception it raised was put into words (its __str__ runs then)",
+    DATASET: "while its dataset was built or copied (the neighbours' pair, or unpickling a copy)",
+    CHECKING: "while its input dataset was checked for changes (pickling it runs the dataset's __reduce__)",
+    COUNTING: "while its outputs were counted",
+    OWN: "in the worker's own work between calls (a thread the mechanism started may hold the interpreter)",
+    SENDING: "while sending its answer (a thread the mechanism started may hold the interpreter)",
+}
 
 
 def create_file() -> int:
@@ -77,18 +105,27 @@ class Progress:
         self.times = view.cast("d")  # slot STARTED
         self.slots = view.cast("q")  # the other slots
 
-    def start_block(self, seed: int, pair: int, side: int, block: int, count: int, phase: int) -> None:
+    def start_block(self, seed: int, pair: int, side: int, block: int, count: int) -> None:
         slots = self.slots
         slots[SEED], slots[PAIR], slots[SIDE], slots[BLOCK], slots[COUNT] = seed, pair, side, block, count
         slots[INDEX] = 0
-        slots[PHASE] = phase
+
+    def enter(self, phase: int) -> None:
+        """The worker begins ``phase`` now (its start time written first: see the module docstring)."""
+        self.times[STARTED] = time.monotonic()
+        self.slots[PHASE] = phase
+
+    def rest(self) -> None:
+        """The worker waits for its next request: no stage is timed."""
+        self.slots[PHASE] = IDLE
+        self.times[STARTED] = 0.0
 
     def sample(self) -> dict[str, int]:
         """Where the worker is (or was when it stopped): phase, seed, pair, side, block, index, count."""
         slots = self.slots
         return {"phase": slots[PHASE], "seed": slots[SEED], "pair": slots[PAIR], "side": slots[SIDE],
                 "block": slots[BLOCK], "index": slots[INDEX], "count": slots[COUNT],
-                "in_call": self.times[STARTED] > 0.0}
+                "in_call": slots[PHASE] in EXACT}
 
     def say(self, text: str) -> None:
         """Leave ``text`` as the worker's last words (cut to fit)."""

@@ -42,9 +42,11 @@ import hashlib
 import os
 import pickle
 import random
+import sys
 import time
 import zipfile
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -57,6 +59,7 @@ from admmcheck.audit.running.limits import MIB, available_cores, cpu_backstop
 from admmcheck.audit.inputs.datafiles import is_data_file
 from admmcheck.audit.running.loading import as_mechanism, load_callable
 from admmcheck.audit.running.settings import AuditSettings
+from admmcheck.audit.running.supervisor import answer_deadline
 from admmcheck.audit.inputs.outputs import Block, Kind, Layout, NotAnOutput, encode_output, raised_kind
 from admmcheck.audit.running.worker_process import WorkerDied, WorkerProcess
 from admmcheck.foundations.errors import AdmmcheckError, InvalidConfiguration, MechanismError, UnseededRandomness
@@ -76,6 +79,21 @@ class Source:
     def describe(self) -> str:
         return self.spec if self.spec is not None else getattr(self.obj, "__name__", type(self.obj).__name__)
 
+    def files(self) -> tuple[str, ...]:
+        """The files the workers load (a sandbox shows them, :func:`~admmcheck.audit.running.sandbox.readable_paths`):
+        a spec's (``FILE.py:NAME``, ``.m``, data files), the module's of an object's function or class, and those of
+        the specs an object names (``specs``)."""
+        if self.spec is not None:
+            return _spec_files(self.spec)
+        found: list[str] = []
+        for spec in getattr(self.obj, "specs", ()):
+            found += _spec_files(spec)
+        for owner in (self.obj, type(self.obj)):
+            module = sys.modules.get(getattr(owner, "__module__", None) or "")
+            if getattr(module, "__file__", None):
+                found.append(os.path.abspath(module.__file__))
+        return tuple(dict.fromkeys(found))
+
     def fingerprint(self) -> str:
         """SHA-256 of what the workers will run: the file's bytes for FILE.py:NAME, the pickle of an
         object (read, never executed, here), so a checkpoint is never resumed with changed code."""
@@ -91,6 +109,17 @@ class Source:
                 files = [Path(path)] if path.endswith(".py") else []
             payload = self.spec.encode() + b"".join(f.read_bytes() for f in files if f.is_file())
         return hashlib.sha256(payload).hexdigest()
+
+
+def _spec_files(spec: str) -> list[str]:
+    path, _, name = spec.rpartition(":")
+    if is_data_file(spec):
+        files = spec.split(",")
+    elif path.endswith(".m"):
+        files = [path, os.path.join(os.path.dirname(path), f"{name}_batch.m")]
+    else:
+        files = [path] if path.endswith(".py") else []
+    return [os.path.abspath(file) for file in files]
 
 
 @dataclass(frozen=True)
@@ -358,13 +387,23 @@ def _leave_fork(raised: BaseException | None, index: int) -> None:
     os._exit(0)
 
 
+@contextmanager
+def stage(phase: int) -> Iterator[None]:
+    """The worker is in ``phase`` (a stage the supervisor times, :mod:`admmcheck.audit.running.progress`) for the
+    ``with`` block; then back in the stage it was in, timed from now (none: its own work)."""
+    progress = _progress()
+    before = progress.slots[record.PHASE]
+    progress.enter(phase)
+    try:
+        yield
+    finally:
+        progress.enter(record.OWN if before in (record.IDLE, phase) else before)
+
+
 def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
     """Load the mechanism and the neighbour pairs once per worker (a pool serves one audit)."""
     if "mechanism" not in _WORKER:
-        progress = _progress()
-        progress.slots[record.PHASE] = record.LOADING  # third-party code runs: imports, the neighbours' call
-        progress.times[record.STARTED] = time.monotonic()
-        try:
+        with stage(record.LOADING):  # third-party code runs: imports, the neighbours' call
             pairs_source = neighbours.load("neighbours")
             produced = pairs_source() if callable(pairs_source) else pairs_source
             pairs = neighbour_pairs(produced)
@@ -373,9 +412,6 @@ def _worker_state(mechanism: Source, neighbours: Source) -> tuple[Any, list]:
             if isinstance(pairs, list):  # every dataset as given, before any call can write into one they share
                 for pair in range(len(pairs)):
                     _pristine(pair, 0)
-        finally:
-            progress.times[record.STARTED] = 0.0
-            progress.slots[record.PHASE] = record.IDLE
     return _WORKER["mechanism"], _WORKER["pairs"]
 
 
@@ -385,22 +421,24 @@ def _pristine(pair: int, side: int) -> bytes | None:
     None where it cannot be pickled (no change to it can be seen)."""
     pristine = _WORKER["pristine"]
     if (pair, side) not in pristine:
-        built = _WORKER["pairs"][pair]
-        for either in (0, 1):
-            try:
-                taken = [pickle.dumps(built.dataset(either), protocol=5) for _ in range(2)]
-            except Exception:
-                taken = [None]
-            pristine[(pair, either)] = taken[0] if taken[0] == taken[-1] else None  # one that pickles two ways: None
+        with stage(record.DATASET):
+            built = _WORKER["pairs"][pair]
+            for either in (0, 1):
+                try:
+                    taken = [pickle.dumps(built.dataset(either), protocol=5) for _ in range(2)]
+                except Exception:
+                    taken = [None]
+                pristine[(pair, either)] = taken[0] if taken[0] == taken[-1] else None  # pickles two ways: None
     return pristine[(pair, side)]
 
 
 def _given(task: Task) -> Any:
     """The dataset a call of ``task`` gets: the neighbours' own object, or, once a call was seen writing into
     it (:func:`_input_written`), a fresh copy of it as given."""
-    if (task.pair, task.side) in _WORKER["copied"]:
-        return pickle.loads(_WORKER["pristine"][(task.pair, task.side)])
-    return _WORKER["pairs"][task.pair].dataset(task.side)
+    with stage(record.DATASET):
+        if (task.pair, task.side) in _WORKER["copied"]:
+            return pickle.loads(_WORKER["pristine"][(task.pair, task.side)])
+        return _WORKER["pairs"][task.pair].dataset(task.side)
 
 
 def _input_written(task: Task, data: Any, where: str) -> bool:
@@ -415,7 +453,8 @@ def _input_written(task: Task, data: Any, where: str) -> bool:
     if before is None:
         return False
     try:  # the same pickle is the same dataset (fast); another one may still hold the same, plus a cache
-        changed = pickle.dumps(data, protocol=5) != before and not _unchanged(pickle.loads(before), data)
+        with stage(record.CHECKING):
+            changed = pickle.dumps(data, protocol=5) != before and not _unchanged(pickle.loads(before), data)
     except Exception:
         changed = True  # it pickled before the calls and cannot be compared now: the calls changed it
     if changed:
@@ -487,9 +526,8 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         return "error", f"neighbours returned {len(pairs)} pairs, pair {task.pair} asked for"
     global _BLOCK
     where = _BLOCK = f"seed={seed}, pair={task.pair}, side={task.side}, block={task.block}"
-    batch = getattr(callable_, "batch", None) is not None
     progress = _progress()
-    progress.start_block(seed, task.pair, task.side, task.block, task.count, record.BATCH if batch else record.CALL)
+    progress.start_block(seed, task.pair, task.side, task.block, task.count)
     if _WORKER.get("limited"):
         cpu_backstop(timeout * task.count)
     try:
@@ -498,7 +536,7 @@ def run_block(mechanism: Source, neighbours: Source, seed: int, timeout: float, 
         if _input_written(task, data, where):  # drawn again, each call on its own copy of the dataset as given
             status, payload = _draw_block(callable_, _given(task), seed, task, where, exceptions_are_outputs)
     finally:
-        progress.slots[record.PHASE] = record.IDLE
+        progress.enter(record.OWN)
     if progress.slots[record.FORKED]:
         return "error", (f"forks: a child of the worker process made by os.fork returned from the call "
                          f"({progress.last_words()}), so the call returned twice; a mechanism may start processes, "
@@ -535,7 +573,7 @@ def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
     for j in range(task.count):
         if copied and j:
             data = _given(task)  # each call its own copy (the first one has it already)
-        value, raised = _call(callable_, data, rng, states, generators, words, j)
+        value, raised = _call(callable_, data, rng, states, generators, words, j)  # now encoding (or raising)
         if raised is not None:
             if _stops_the_audit(raised):
                 return fault(f"{_stopping(raised)} ({where}, index={j})")
@@ -561,6 +599,7 @@ def _draw_block(callable_, data: Any, seed: int, task: Task, where: str,
             kind_list.append(kind)
         kind_of[j] = index
         rows.append(flat)
+    _progress().enter(record.OWN)
     width = max((len(row) for row in rows), default=0)
     if all(len(row) == width for row in rows):
         values = np.array(rows, dtype=np.float64).reshape(task.count, width)
@@ -607,19 +646,22 @@ def _call(callable_, data, rng: np.random.Generator, states: _SampleStates, gene
           words: list[int], j: int) -> tuple[Any, BaseException | None]:
     """Sample j's call, watched by the supervisor from the start time written into the shared record: (its value,
     None) or (None, the exception it raised, :class:`SystemExit` and :class:`KeyboardInterrupt` included); a call
-    that drew from global generators not yet seeded for it runs again, seeded."""
+    that drew from global generators not yet seeded for it runs again, seeded. The worker leaves it in stage
+    ENCODING (its value's methods run next) or RAISING (the exception is put into words next)."""
     shared = _progress()
     times, slots = shared.times, shared.slots
     slots[record.INDEX] = j
     while True:
         states.set(words, j)
         generators.prepare(words, j)
-        times[0] = time.monotonic()  # record.STARTED: the supervisor's watchdog starts counting
+        times[0] = time.monotonic()  # record.STARTED, then the stage (Progress.enter, inlined: ~6 us a call)
+        slots[1] = record.CALL  # record.PHASE: the supervisor's watchdog times the call
         try:
             value, raised = callable_(data, rng), None
         except BaseException as exc:  # noqa: BLE001 - an exit or interrupt in the call is the call's fault
             value, raised = None, exc
-        times[0] = 0.0
+        times[0] = time.monotonic()
+        slots[1] = record.ENCODING if raised is None else record.RAISING
         if _FORK_CHILD:
             _leave_fork(raised, j)
         if not generators.moved(words, j):
@@ -629,20 +671,21 @@ def _call(callable_, data, rng: np.random.Generator, states: _SampleStates, gene
 def _run_batch(batch, data, words, seed, task: Task, where: str):
     rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(task.pair, task.side, task.block))))
     _seed_globals(words, 0)
-    times = _progress().times
-    times[record.STARTED] = time.monotonic()
+    progress = _progress()
+    progress.enter(record.BATCH)
     try:
         value = batch(data, rng, task.count)
     except BaseException as exc:  # noqa: BLE001 - as in _call
+        progress.enter(record.RAISING)
         if _stops_the_audit(exc):
             return "error", f"batch {_stopping(exc)} ({where})"
         return "error", f"batch raises {type(exc).__name__}: {exc} ({where})"
     finally:
-        times[record.STARTED] = 0.0
         if _FORK_CHILD:
             os._exit(0)
     try:
-        out = np.asarray(value, dtype=np.float64)
+        with stage(record.ENCODING):
+            out = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         return "error", f"batch returns something that is not a table of numbers ({exc}) ({where})"
     if out.ndim == 1:
@@ -673,6 +716,7 @@ class Sampler:
         self.exceptions_hint = True  # whether a fault raised by the code suggests exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
+        self.files = (*mechanism.files(), *neighbours.files())  # what a sandbox shows of the code's files
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.running.dask_executor)
             from admmcheck.audit.running.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
 
@@ -682,7 +726,7 @@ class Sampler:
         else:
             count = workers or available_cores()
             self.limits = settings.worker_limits(count)
-            self.workers = [WorkerProcess(self.limits) for _ in range(count)]
+            self.workers = [WorkerProcess(self.limits, self.files) for _ in range(count)]
         for worker in self.workers:
             self._send(worker, self._init_message())
         self.pairs: int | None = None
@@ -709,6 +753,13 @@ class Sampler:
                         f"{' ...' if len(same) > 10 else ''} are equal: the audit compares a dataset with itself there, "
                         "where no mechanism can leak; neighbours differ in one record (replaced, added or removed)")
         return said
+
+    @property
+    def isolation(self) -> str:
+        """Which isolation the code ran under, in words (:class:`~admmcheck.audit.running.sandbox.Isolation`):
+        the local workers', or what the cluster's said (once a block came back)."""
+        said = dict.fromkeys(str(worker.isolation) for worker in self.workers if worker.isolation is not None)
+        return "; ".join(said) or "not known: no block came back from the cluster"
 
     def close(self) -> None:
         for worker in self.workers:
@@ -774,7 +825,7 @@ class Sampler:
             return self._one(self.workers[-1], task)
         if self._client is not None:
             return None
-        worker = WorkerProcess(self.limits)
+        worker = WorkerProcess(self.limits, self.files)
         try:
             self._send(worker, self._init_message())
             return self._one(worker, task)
@@ -797,7 +848,8 @@ class Sampler:
                               "admmcheck.audit.sample_generator(seed, pair, side, block, index)")
 
     def _allowance(self, count: int) -> float:
-        return self.timeout * count + 120.0
+        """How long the main process waits for a block's answer: its backstop, should a supervisor be stuck."""
+        return answer_deadline(count, self.timeout)
 
     def _one(self, worker: "WorkerProcess", task: Task) -> Block:
         self._send(worker, ("block", task))

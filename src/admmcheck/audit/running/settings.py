@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from admmcheck.audit.running.limits import MAX_OUTPUT_MIB, MIN_MEMORY_MIB, WorkerLimits, default_memory_mib
+from admmcheck.audit.running.sandbox import LEVELS
 from admmcheck.foundations.errors import InvalidConfiguration
 from admmcheck.foundations.formulas import parse_number
 from admmcheck.foundations.parameters import parameter
@@ -33,7 +34,7 @@ class AuditSettings:
     looks and stop as soon as a violation is established (an anytime-valid test by betting,
     :mod:`admmcheck.audit.sequential`), or when ``samples`` per side are spent. Each worker runs under limits
     (:mod:`admmcheck.audit.running.limits`): ``memory_limit`` MiB of memory (default: half the machine's, shared out among
-    the workers) and ``max_output`` MiB per output."""
+    the workers) and ``max_output`` MiB per output, in the ``sandbox`` (:mod:`admmcheck.audit.running.sandbox`)."""
 
     samples: int = parameter(100_000, "samples per side", read=int)
     confidence: float = parameter(0.95, "confidence of the lower bound", read=parse_number)
@@ -60,6 +61,10 @@ class AuditSettings:
                                            "fails and the audit stops", "MiB", read=parse_number)
     max_output: float = parameter(MAX_OUTPUT_MIB, "what one output may take as float64 numbers", "MiB",
                                   read=parse_number)
+    sandbox: str = parameter("auto", "run the code in a sandbox (bubblewrap: no network, a read-only filesystem, "
+                             "private /tmp and home folders, its own processes): on refuses to audit where it cannot "
+                             "run, auto uses it where it can and says which isolation ran, off runs the code "
+                             "unsandboxed", choices=LEVELS)
 
     def __post_init__(self) -> None:
         if positive_int("samples", self.samples) < MIN_SAMPLES:
@@ -84,6 +89,9 @@ class AuditSettings:
             raise InvalidConfiguration(f"memory_limit={self.memory_limit!r} MiB is too little for a worker to start "
                                        f"(Python and numpy); give at least {MIN_MEMORY_MIB:g}", parameter="memory_limit")
         real("max_output", self.max_output)
+        if self.sandbox not in LEVELS:
+            raise InvalidConfiguration(f"sandbox={self.sandbox!r}: choose one of {', '.join(LEVELS)}",
+                                       parameter="sandbox")
         if self.randomness not in RANDOMNESS_MODES:
             raise InvalidConfiguration(f"randomness={self.randomness!r}: choose one of {', '.join(RANDOMNESS_MODES)}",
                                        parameter="randomness")
@@ -94,7 +102,7 @@ class AuditSettings:
         memory = self.memory_limit
         if memory is None and workers is not None:
             memory = default_memory_mib(workers)
-        return WorkerLimits(float(self.timeout), memory, float(self.max_output))
+        return WorkerLimits(float(self.timeout), memory, float(self.max_output), self.sandbox)
 
     def but(self, **changes: object) -> "AuditSettings":
         """These settings with ``changes`` (field names of :class:`AuditSettings`), validated again."""

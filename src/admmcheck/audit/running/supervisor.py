@@ -3,11 +3,16 @@
 Everything the code under audit could switch off from inside the worker's Python is done here, in a process of
 our own that runs no third-party code:
 
-* **the watchdog.** The worker writes into the shared record (:mod:`admmcheck.audit.running.progress`) when each call of
-  third-party code starts; a call that runs past its limit (``timeout``, ``timeout`` times the block for a
-  vectorised batch, ``timeout`` + :data:`LOAD_ALLOWANCE` for loading) has the worker killed, between 1 and 1.1
-  times the limit (the watchdog looks every tenth of the timeout, at most every 0.1 s). Signal handlers, timers
-  and blocked signals in the worker change nothing.
+* **the watchdog.** The worker writes into the shared record (:mod:`admmcheck.audit.running.progress`) when each of
+  its stages starts, and everything it does holding a request is a stage: a call of third-party code, encoding
+  its output, putting its exception into words, building, copying and checking its dataset, counting, its own
+  work, sending the answer. A stage that runs past its limit (:func:`limit_of`: ``timeout`` for a call,
+  ``timeout`` times the block for a vectorised batch, ``timeout`` + :data:`LOAD_ALLOWANCE` for loading, ``timeout``
+  + :data:`STAGE_SLACK` for every other) has the worker killed, between 1 and 1.1 times the limit (the watchdog
+  looks every tenth of the timeout, at most every 0.1 s), and the fault names the stage. A request the worker
+  does not take up (the driving process counts what it sent, the worker what it read) and an answer it does not
+  finish sending while the driving process reads are timed the same way. Signal handlers, timers, blocked
+  signals and threads holding the interpreter in the worker change nothing.
 * **containment.** The supervisor is a child subreaper (Linux ``PR_SET_CHILD_SUBREAPER``): whatever the worker
   starts, children in sessions of their own and daemons that fork twice included, stays its descendant. When the
   worker ends (done, dead or killed), and when the process that started the supervisor ends by any means (its
@@ -38,11 +43,15 @@ import sys
 import tempfile
 import time
 
-from admmcheck.audit.running.progress import BATCH, CALL, COUNT, LOADING, PHASE, STARTED, Progress
+from admmcheck.audit.running.progress import (BATCH, CALL, COUNT, COUNTING, IDLE, LOADING, PHASE, READING, REQUESTED,
+                                              SENDING, STAGE_WORDS, STARTED, TAKEN, WORKER, Progress)
 
 #: Seconds beyond ``timeout`` that loading the mechanism and its neighbours may take: importing a module,
 #: building the neighbours' datasets, starting GNU Octave.
 LOAD_ALLOWANCE = 60.0
+#: Seconds beyond ``timeout`` that each of the worker's other stages may take (encoding one output, pickling a
+#: dataset, writing a block's answer, ...): the slack of every deadline but the call's.
+STAGE_SLACK = 5.0
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 #: How long descendants are hunted after the worker ended (a process that forks faster than it is killed).
 HUNT_SECONDS = 5.0
@@ -64,15 +73,27 @@ def die_with_parent() -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def limit_of(phase: int, count: int, timeout: float) -> float | None:
-    """How long third-party code may run in ``phase`` (None: the worker runs its own code)."""
+def limit_of(phase: int, count: int, timeout: float) -> float:
+    """How long the worker may stay in ``phase`` (a stage of :mod:`~admmcheck.audit.running.progress`)."""
     if phase == CALL:
         return timeout
     if phase == BATCH:
         return timeout * max(count, 1)
     if phase == LOADING:
         return timeout + LOAD_ALLOWANCE
-    return None
+    if phase == COUNTING:
+        return timeout * max(count, 1) + STAGE_SLACK
+    return timeout + STAGE_SLACK
+
+
+def answer_deadline(count: int, timeout: float) -> float:
+    """The longest a block of ``count`` samples can take while every stage keeps to :func:`limit_of` (loading,
+    each sample's call and encoding, and every stage of the block once; twice over, for a block drawn again after
+    its input changed), plus the supervisor's own tenth and 10 s: the driving process's backstop, should the
+    supervisor itself be stuck."""
+    stages = timeout + STAGE_SLACK
+    block = count * (timeout + stages) + limit_of(COUNTING, count, timeout) + 6 * stages
+    return 1.1 * (limit_of(LOADING, count, timeout) + 2 * block) + 10.0
 
 
 def overrun_reason(phase: int, count: int, timeout: float) -> str:
@@ -80,8 +101,12 @@ def overrun_reason(phase: int, count: int, timeout: float) -> str:
         return f"hangs: one call ran longer than the timeout of {timeout:g} s"
     if phase == BATCH:
         return f"hangs: batch of {count} ran longer than {timeout * count:g} s"
-    return (f"hangs while loading: importing it or building its neighbours took longer than "
-            f"{timeout + LOAD_ALLOWANCE:g} s (--timeout plus {LOAD_ALLOWANCE:g} s)")
+    if phase == LOADING:
+        return (f"hangs while loading: importing it or building its neighbours took longer than "
+                f"{timeout + LOAD_ALLOWANCE:g} s (--timeout plus {LOAD_ALLOWANCE:g} s)")
+    limit = limit_of(phase, count, timeout)
+    return (f"hangs {STAGE_WORDS.get(phase, f'in stage {phase}')}: that took longer than {limit:g} s (--timeout "
+            f"{'times the block ' if phase == COUNTING else ''}plus {STAGE_SLACK:g} s)")
 
 
 def signal_cause(number: int) -> str:
@@ -129,11 +154,14 @@ class Supervisor:
         output_read, output_write = os.pipe()
         passed = tuple(settings["pass_fds"])
         # a session of its own: its process group is killed at once, and it has no terminal to read
-        self.scratch = tempfile.mkdtemp(prefix="admmcheck-worker-")
+        # made by the driving process (which removes it too, should this process be killed) or, in the sandbox,
+        # here, in the sandbox's private /tmp (gone with the sandbox)
+        self.scratch = settings.get("scratch") or tempfile.mkdtemp()
         worker = subprocess.Popen(settings["worker"], stdin=subprocess.DEVNULL, stdout=output_write,
                                   stderr=output_write, pass_fds=passed, close_fds=True, start_new_session=True,
                                   env={**os.environ, "TMPDIR": self.scratch})
         self.pid = worker.pid
+        self.progress.slots[WORKER] = worker.pid
         worker.returncode = 0  # reaped by waitpid below, never by Popen
         os.close(output_write)
         for fd in passed:  # the worker's own now: an EOF on the answers must mean the worker's end is closed
@@ -146,6 +174,8 @@ class Supervisor:
             self.pidfd = None
         self.status_code: int | None = None  # the worker's, as Popen gives it (negative: killed by that signal)
         self.watchdog: str | None = None
+        self.pending_since: float | None = None  # since when a request waits that the idle worker has not taken
+        self.command = self._command()  # the worker's command line: another one means the code exec'd
 
     def run(self) -> None:
         parent_gone = False
@@ -165,13 +195,40 @@ class Supervisor:
         if not parent_gone:
             self._say({"died": self._cause()})
 
+    def _command(self) -> bytes | None:
+        try:
+            with open(f"/proc/{self.pid}/cmdline", "rb") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
     def _watch(self) -> None:
-        started = self.progress.times[STARTED]
-        if started <= 0.0 or self.watchdog is not None:
+        if self.watchdog is not None:
             return
-        phase, count = self.progress.slots[PHASE], self.progress.slots[COUNT]
-        limit = limit_of(phase, count, self.timeout)
-        if limit is not None and time.monotonic() - started > limit:
+        now_running = self._command()
+        if self.command and now_running and now_running != self.command:  # not a death: the worker is another program
+            shown = now_running.replace(b"\0", b" ").decode("utf-8", "replace").strip()
+            self.watchdog = (f"replaced the worker process with another program (an exec: it now runs "
+                             f"{shown[:200]!r})")
+            self._kill_group()
+            return
+        slots, times, now = self.progress.slots, self.progress.times, time.monotonic()
+        phase = slots[PHASE]  # read before its start time (progress's module docstring)
+        started = times[STARTED]
+        if phase == IDLE:  # timed only while a request waits for it
+            if slots[REQUESTED] <= slots[TAKEN]:
+                self.pending_since = None
+                return
+            self.pending_since = started = self.pending_since or now
+        elif phase == SENDING:  # timed only while the driving process reads (else the pipe may be full)
+            reading = times[READING]
+            if reading <= 0.0:
+                return
+            started = max(started, reading)
+        if started <= 0.0:
+            return
+        count = slots[COUNT]
+        if now - started > limit_of(phase, count, self.timeout):
             self.watchdog = overrun_reason(phase, count, self.timeout)
             self._kill_group()
 

@@ -28,7 +28,7 @@ import sys
 
 from admmcheck.audit.running import limits
 from admmcheck.audit.running.channel import frame
-from admmcheck.audit.running.progress import Progress
+from admmcheck.audit.running.progress import COUNTING, LOADING, OWN, SENDING, TAKEN, Progress
 from admmcheck.audit.running.supervisor import die_with_parent
 
 EXIT_STOPPED = 70
@@ -37,8 +37,9 @@ EXIT_STOPPED = 70
 class _Channel:
     """The two protocol pipes."""
 
-    def __init__(self, requests: int, answers: int) -> None:
-        self.requests, self.answers = requests, answers
+    def __init__(self, requests: int, answers: int, progress: Progress) -> None:
+        self.requests, self.answers, self.progress = requests, answers, progress
+        self.token = 0  # the current request's, carried by its answer (WorkerProcess.send)
         self._buffer = bytearray()
 
     def read(self, size: int) -> bytes | None:
@@ -52,7 +53,8 @@ class _Channel:
         return data
 
     def answer(self, header: dict, body: bytes = b"") -> None:
-        data = memoryview(frame(header, body))
+        data = memoryview(frame({**header, "token": self.token}, body))
+        self.progress.enter(SENDING)
         while data:
             data = data[os.write(self.answers, data):]
 
@@ -77,16 +79,21 @@ def _counted(tally, block) -> dict:
 
 
 def serve(channel: _Channel) -> None:
-    """Answer requests until the driving process closes them."""
-    from admmcheck.audit.running.sampling import count_pairs, input_changed, run_block  # numpy and the engine
+    """Answer requests until the driving process closes them; each request taken up is counted in the shared
+    record, and all the worker does for it is a stage its supervisor times."""
+    from admmcheck.audit.running.sampling import count_pairs, input_changed, run_block, stage  # numpy, the engine
 
+    progress = channel.progress
     setup = tally = None
     while True:
+        progress.rest()
         head = channel.read(8)
         if head is None:
             return
         (size,) = struct.unpack("<Q", head)
-        message = pickle.loads(channel.read(size) or b"")  # written by the driving process, trusted
+        channel.token, message = pickle.loads(channel.read(size) or b"")  # written by the driving process, trusted
+        progress.slots[TAKEN] += 1
+        progress.enter(OWN)
         kind = message[0]
         if kind == "init":
             setup = message[1:]
@@ -95,7 +102,8 @@ def serve(channel: _Channel) -> None:
             channel.answer({"status": status, "pairs": payload[0], "identical": payload[1]} if status == "ok"
                            else {"status": status, "message": payload})
         elif kind == "tally":
-            tally = _loaded(message[1])
+            with stage(LOADING):  # the events' functions are imported as they are unpickled
+                tally = _loaded(message[1])
         elif kind in ("block", "count"):
             mechanism, neighbours, seed, timeout, exceptions_are_outputs = setup[:5]
             (task,) = message[1:]
@@ -106,18 +114,20 @@ def serve(channel: _Channel) -> None:
             elif kind == "block":
                 channel.answer({"status": "ok", **written}, payload.to_bytes())
             else:
-                channel.answer({**_counted(tally, payload), **written})
+                with stage(COUNTING):
+                    counted = _counted(tally, payload)
+                channel.answer({**counted, **written})
 
 
 def main() -> None:
     settings = json.loads(sys.argv[1])
     die_with_parent()
     limits.apply(settings["memory"])
-    channel = _Channel(settings["requests"], settings["answers"])
-    for fd in (channel.requests, channel.answers):
-        os.set_inheritable(fd, False)  # not handed to what the mechanism starts
     progress = Progress(settings["progress"], bare=True)
     os.close(settings["progress"])
+    channel = _Channel(settings["requests"], settings["answers"], progress)
+    for fd in (channel.requests, channel.answers):
+        os.set_inheritable(fd, False)  # not handed to what the mechanism starts
     from admmcheck.audit.running import sampling
 
     sampling.worker_started(progress, settings["memory"], settings["max_output"], (channel.requests, channel.answers))

@@ -15,17 +15,23 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import secrets
 import select
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from collections import deque
 from typing import Any
 
+from admmcheck.audit.running import sandbox
 from admmcheck.audit.running.limits import WorkerLimits
-from admmcheck.audit.running.progress import WRITTEN, Progress, create_file, where
+from admmcheck.audit.running.supervisor import HUNT_SECONDS, PR_SET_CHILD_SUBREAPER, _prctl, descendants_of
+from admmcheck.audit.running.progress import READING, REQUESTED, WORKER, WRITTEN, Progress, create_file, where
 from admmcheck.audit.running.channel import MAGIC, PREFIX
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 from admmcheck.foundations.inputs import json_nesting
@@ -40,6 +46,31 @@ HEADER_MOST = 1 << 20
 HEADER_DEPTH = 8
 #: Seconds to wait for the supervisor's report once the worker's answers have ended.
 REPORT_WAIT = 10.0
+#: How often a supervisor is continued (SIGCONT) while an answer is awaited: a supervisor the code stopped is
+#: noticed within this time, and its watchdog goes on
+RESUME_EVERY = 1.0
+
+
+#: The environment variable that tags an unsandboxed worker's processes for :meth:`WorkerProcess._hunt`
+TAG = "ADMMCHECK_WORKER_TAG"
+_ADOPTING = [0]  # unsandboxed workers alive in this process: while there are any, it is a child subreaper
+_ADOPTING_LOCK = threading.Lock()
+
+
+def _adopting(more: bool) -> None:
+    """One more (or one fewer) unsandboxed worker: this process is a child subreaper while there is any."""
+    with _ADOPTING_LOCK:
+        _ADOPTING[0] += 1 if more else -1
+        if _ADOPTING[0] == (1 if more else 0):
+            _prctl(PR_SET_CHILD_SUBREAPER, int(more))
+
+
+def _carries(pid: int, tag: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return tag in handle.read().split(b"\0")
+    except OSError:
+        return False
 
 
 class WorkerDied(MechanismError):
@@ -63,8 +94,19 @@ def output_tail(raw: bytes, lines: int = 3, most: int = 600) -> str:
 class WorkerProcess:
     """One supervised worker: ``send`` a request, ``receive`` its answer, ``kill`` it with all it started."""
 
-    def __init__(self, limits: WorkerLimits) -> None:
+    def __init__(self, limits: WorkerLimits, readable: tuple[str, ...] = ()) -> None:
+        """Start a supervised worker under ``limits``, in the sandbox they ask for (``readable``: the files of the
+        code under audit it must show, :func:`~admmcheck.audit.running.sandbox.readable_paths`); a sandbox
+        that was asked for (``on``) and cannot run is :class:`InvalidConfiguration`."""
         self.limits = limits
+        self.isolation = sandbox.resolve(limits.sandbox)
+        # the worker's temporary folder: made here, and removed here too, should its supervisor be killed; in the
+        # sandbox, a private /tmp that goes with it
+        self.scratch = None if self.isolation.sandboxed else tempfile.mkdtemp()
+        # unsandboxed, what the code started outlives a supervisor it kills: this process adopts it (_hunt)
+        self._tag = None if self.isolation.sandboxed else secrets.token_hex(8)
+        if self._tag is not None:
+            _adopting(True)
         request_read, self._requests = os.pipe()
         self._answers, answer_write = os.pipe()
         self._status, status_write = os.pipe()
@@ -74,30 +116,37 @@ class WorkerProcess:
         worker = [sys.executable, "-m", "admmcheck.audit.running.worker",
                   json.dumps({"requests": request_read, "answers": answer_write, "progress": progress,
                               **limits.worker_settings()})]
-        settings = {"lifeline": lifeline_read, "status": status_write, "progress": progress,
+        settings = {"lifeline": lifeline_read, "status": status_write, "progress": progress, "scratch": self.scratch,
                     "timeout": limits.timeout, "worker": worker, "pass_fds": [request_read, answer_write, progress]}
         passed = (request_read, answer_write, progress, lifeline_read, status_write)
+        command = [sys.executable, "-m", "admmcheck.audit.running.supervisor", json.dumps(settings)]
+        if self.isolation.sandboxed:
+            command = sandbox.command(command, limits.worker_settings()["memory"], readable)
         self._supervisor = subprocess.Popen(
-            [sys.executable, "-m", "admmcheck.audit.running.supervisor", json.dumps(settings)], stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=passed, close_fds=True,
-            env=os.environ | ONE_THREAD, start_new_session=True)  # not stopped by the terminal's Ctrl-C: by us
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=passed,
+            close_fds=True, env=os.environ | ONE_THREAD | ({TAG: self._tag} if self._tag else {}),
+            start_new_session=True)  # not stopped by the terminal's Ctrl-C: by us
         for fd in passed:
             os.close(fd)
         self._buffer = bytearray()
         self._death: WorkerDied | None = None
-        self._expected: deque[int] = deque()  # the largest body believed of each answer still to come
+        self._inner: list[int] = []  # in the sandbox: its first process and the supervisor (_resume)
+        #: of each answer still to come: the largest body believed, and the token it must carry (:meth:`send`)
+        self._expected: deque[tuple[int, int]] = deque()
 
     # ---- requests and answers --------------------------------------------------------------
 
     def send(self, message: tuple) -> None:
         if self._death is not None:
             raise self._death
+        self.progress.slots[REQUESTED] += 1  # before it is written: the supervisor times a request not taken up
+        token = secrets.randbits(62)  # the answer must carry it: one the code forged without it is refused
         if message[0] in ("pairs", "count"):
-            self._expected.append(0)
+            self._expected.append((0, token))
         elif message[0] == "block":
-            self._expected.append(self.limits.most_block_bytes(message[1].count))
+            self._expected.append((self.limits.most_block_bytes(message[1].count), token))
         try:
-            payload = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps((token, message), protocol=pickle.HIGHEST_PROTOCOL)
         except (pickle.PicklingError, AttributeError, TypeError) as error:
             raise InvalidConfiguration(
                 f"what the audit sends its worker processes cannot be pickled ({type(error).__name__}: {error}); "
@@ -117,9 +166,15 @@ class WorkerProcess:
         if self._death is not None:
             raise self._death
         self._resume()
-        deadline = time.monotonic() + timeout
+        self.progress.times[READING] = time.monotonic()  # from now the supervisor times the answer's sending
+        try:
+            return self._answer(time.monotonic() + timeout)
+        finally:
+            self.progress.times[READING] = 0.0
+
+    def _answer(self, deadline: float) -> tuple[dict[str, Any], bytes]:
         magic, header_size, body_size = PREFIX.unpack(self._read(PREFIX.size, deadline))
-        most_body = self._expected.popleft() if self._expected else 0
+        most_body, token = self._expected.popleft() if self._expected else (0, -1)
         if magic != MAGIC or header_size > HEADER_MOST or body_size > most_body:
             raise self._broken(f"a malformed answer (starting {bytes(magic)!r}, header {header_size} bytes, body "
                                f"{body_size} bytes)")
@@ -132,6 +187,8 @@ class WorkerProcess:
         if not isinstance(header, dict) or header.get("status") not in ("ok", "error"):
             raise self._broken("a malformed answer (no status, or a header nested deeper than "
                                f"{HEADER_DEPTH} levels)")
+        if header.get("token") != token:
+            raise self._broken("an answer to no request it was sent (without the request's token)")
         if header["status"] == "error":  # the code's words: shown, never acted on by a terminal
             printed = self.output() if not header.get("counting") else ""
             header = {**header, "message": printable(str(header.get("message")))
@@ -141,9 +198,12 @@ class WorkerProcess:
     def _read(self, size: int, deadline: float) -> bytes:
         while len(self._buffer) < size:
             remaining = deadline - time.monotonic()
-            ready = select.select([self._answers, self._status], [], [], max(remaining, 0))[0] if remaining > 0 else []
-            if not ready:
+            if remaining <= 0:
                 raise TimeoutError
+            ready = select.select([self._answers, self._status], [], [], min(remaining, RESUME_EVERY))[0]
+            if not ready:
+                self._resume()  # the code may have stopped its supervisor while the block runs: it is continued
+                continue
             if self._answers not in ready:  # the supervisor reports the worker's end, and nothing is left to read
                 raise self._died()
             chunk = os.read(self._answers, max(1 << 20, size - len(self._buffer)))
@@ -211,10 +271,16 @@ class WorkerProcess:
 
     def _resume(self) -> None:
         """SIGCONT to the supervisor: the code under audit may have stopped it (SIGSTOP cannot be caught), which
-        would stop its watchdog and its clean-up; continuing a running process changes nothing."""
-        if self._supervisor.returncode is None:
+        would stop its watchdog and its clean-up; continuing a running process changes nothing. In the sandbox
+        the supervisor is the grandchild of the process started here (bubblewrap, then the sandbox's first
+        process): both are continued."""
+        if self._supervisor.returncode is not None:
+            return
+        if self.isolation.sandboxed and len(self._inner) < 2:  # found once, from the process table
+            self._inner = [pid for inner in descendants_of(self._supervisor.pid) for pid in [inner, *descendants_of(inner)]]
+        for pid in [self._supervisor.pid, *self._inner]:
             try:
-                os.kill(self._supervisor.pid, signal.SIGCONT)
+                os.kill(pid, signal.SIGCONT)
             except ProcessLookupError:
                 pass
 
@@ -246,3 +312,39 @@ class WorkerProcess:
             if fd is not None:
                 os.close(fd)
                 setattr(self, name, None)
+        if self._tag is not None:
+            self._hunt()
+            _adopting(False)
+            self._tag = None
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def _hunt(self) -> None:
+        """Unsandboxed, where the supervisor was killed before it could clean up: what the code started was adopted
+        by this process (a child subreaper while unsandboxed workers live). Every child of this process that
+        carries this worker's tag in its environment is killed with its process group and reaped, until none is
+        left (for at most :data:`~admmcheck.audit.running.supervisor.HUNT_SECONDS`); the worker too, should it be
+        left unreaped."""
+        tag = f"{TAG}={self._tag}".encode()
+        deadline = time.monotonic() + HUNT_SECONDS
+        while time.monotonic() < deadline:
+            found = [pid for pid in descendants_of(os.getpid()) if _carries(pid, tag)]
+            if not found:
+                break
+            for pid in found:
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+            for pid in found:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+        worker = self.progress.slots[WORKER]
+        if worker > 0:
+            try:
+                os.waitpid(worker, os.WNOHANG)  # adopted when its supervisor died first (a zombie: no tag to read)
+            except ChildProcessError:
+                pass
