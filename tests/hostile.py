@@ -351,12 +351,17 @@ def writes_into_the_working_folder(data, rng):
     return data + rng.laplace(0.0, 1.0)
 
 
+_CONNECTED: list[None] = []
+
+
 def opens_a_socket(data, rng):
-    """Connects to the port the test listens on (ADMMCHECK_TEST_PORT, on this machine's loopback)."""
+    """At its first call in a process, connects to the port the test listens on (ADMMCHECK_TEST_PORT, on this
+    machine's loopback)."""
     import socket
 
-    with socket.create_connection(("127.0.0.1", int(os.environ["ADMMCHECK_TEST_PORT"])), timeout=2):
-        pass
+    if not _CONNECTED:
+        with socket.create_connection(("127.0.0.1", int(os.environ["ADMMCHECK_TEST_PORT"])), timeout=2):
+            _CONNECTED.append(None)
     return data + rng.laplace(0.0, 1.0)
 
 

@@ -102,7 +102,7 @@ def test_in_the_sandbox_no_socket_reaches_this_machine(tmp_path):
                             for sandbox in ("on", "off"))
         (status, error, _), (status_off, _, _) = _finish(sandboxed), _finish(plain)
         assert status == 2 and "raises ConnectionRefusedError: [Errno 111] Connection refused" in error["error"]
-        assert status_off == 0 and len(connections) >= 2000  # every call of the unsandboxed run connected; no other
+        assert status_off == 0 and len(connections) >= 2  # each worker of the unsandboxed run connected; no other
     finally:
         listener.close()
 
