@@ -57,6 +57,11 @@ PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER = 1, 36
 HUNT_SECONDS = 5.0
 
 
+def child_subreaper(on: bool) -> bool:
+    """Make this process a child subreaper (or no longer one): orphans among its descendants become its children."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, int(on))
+
+
 def _prctl(option: int, value: int) -> bool:
     """``prctl(option, value)`` where Linux offers it; False elsewhere or on failure."""
     if not sys.platform.startswith("linux"):
@@ -150,7 +155,7 @@ class Supervisor:
         self.lifeline = settings["lifeline"]
         self.status = settings["status"]
         self.progress = Progress(settings["progress"])
-        self.subreaper = _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        self.subreaper = child_subreaper(True)
         output_read, output_write = os.pipe()
         passed = tuple(settings["pass_fds"])
         # a session of its own: its process group is killed at once, and it has no terminal to read
@@ -175,7 +180,9 @@ class Supervisor:
         self.status_code: int | None = None  # the worker's, as Popen gives it (negative: killed by that signal)
         self.watchdog: str | None = None
         self.pending_since: float | None = None  # since when a request waits that the idle worker has not taken
-        self.command = self._command()  # the worker's command line: another one means the code exec'd
+        # the worker's command line as /proc shows it (while the kernel still sets up a new program, empty): another
+        # one means the code replaced the worker with an exec
+        self.command = b"".join(os.fsencode(part) + b"\0" for part in settings["worker"])
 
     def run(self) -> None:
         parent_gone = False
@@ -206,7 +213,7 @@ class Supervisor:
         if self.watchdog is not None:
             return
         now_running = self._command()
-        if self.command and now_running and now_running != self.command:  # not a death: the worker is another program
+        if now_running and now_running != self.command:  # not a death: the worker is another program
             shown = now_running.replace(b"\0", b" ").decode("utf-8", "replace").strip()
             self.watchdog = (f"replaced the worker process with another program (an exec: it now runs "
                              f"{shown[:200]!r})")

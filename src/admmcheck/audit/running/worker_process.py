@@ -30,7 +30,7 @@ from typing import Any
 
 from admmcheck.audit.running import sandbox
 from admmcheck.audit.running.limits import WorkerLimits
-from admmcheck.audit.running.supervisor import HUNT_SECONDS, PR_SET_CHILD_SUBREAPER, _prctl, descendants_of
+from admmcheck.audit.running.supervisor import HUNT_SECONDS, child_subreaper, descendants_of
 from admmcheck.audit.running.progress import READING, REQUESTED, WORKER, WRITTEN, Progress, create_file, where
 from admmcheck.audit.running.channel import MAGIC, PREFIX
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
@@ -62,7 +62,7 @@ def _adopting(more: bool) -> None:
     with _ADOPTING_LOCK:
         _ADOPTING[0] += 1 if more else -1
         if _ADOPTING[0] == (1 if more else 0):
-            _prctl(PR_SET_CHILD_SUBREAPER, int(more))
+            child_subreaper(more)
 
 
 def _carries(pid: int, tag: bytes) -> bool:
@@ -343,8 +343,8 @@ class WorkerProcess:
                 except ChildProcessError:
                     pass
         worker = self.progress.slots[WORKER]
-        if worker > 0:
-            try:
-                os.waitpid(worker, os.WNOHANG)  # adopted when its supervisor died first (a zombie: no tag to read)
+        if worker > 0 and worker in descendants_of(os.getpid()):  # adopted when its supervisor died first (a zombie:
+            try:                                                   # no tag to read)
+                os.waitpid(worker, os.WNOHANG)
             except ChildProcessError:
                 pass
