@@ -122,7 +122,9 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
     return files
 
 
-def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
+def _read_adult_rows(path: Path, keep_missing: bool = False) -> tuple[list[list[str]], int]:
+    """The rows of one Adult file (its fields stripped) and how many were dropped for a missing value ("?"), unless
+    ``keep_missing`` (then none is: a9a keeps them)."""
     if path.name.endswith(".gz"):
         try:
             text = gzip.decompress(path.read_bytes()).decode("utf-8")
@@ -144,7 +146,7 @@ def _read_adult_rows(path: Path) -> tuple[list[list[str]], int]:
                     f"{path}:{line_number} has {len(fields)} fields, expected "
                     f"{len(ADULT_COLUMNS)} ({', '.join(ADULT_COLUMNS)})"
                 )
-            if any(field in ("?", "") for field in fields):
+            if not keep_missing and any(field in ("?", "") for field in fields):
                 dropped += 1
                 continue
             rows.append(fields)
