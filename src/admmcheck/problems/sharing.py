@@ -11,7 +11,9 @@ Assumption 1.1), R_m = ½‖·‖² (so c1 = 1 in Assumption 2.2) and an optiona
 X_m = [−b, b]^{d_m}.
 
 Validation: every block non-empty with N rows; full column rank (Assumption 1.1:
-σ_min(D_mᵀD_m) > 0, which the DP noise covariance σ²(D_mᵀD_m)⁻¹ of (10) needs); and, for the
+σ_min(D_mᵀD_m) > 0, which the DP noise covariance σ²(D_mᵀD_m)⁻¹ of (10) needs), unless
+``require_full_rank`` is False (the paper's own a9a experiment: its one-hot blocks are rank-deficient; the
+non-private updates (6)-(8) stay well posed, the DP run refuses such a problem); and, for the
 privacy analysis, rows of each block with unit norm (Assumption 2.3) — checked by
 :meth:`SharingProblem.normalisation_error`, enforced where a bound is computed, since the
 non-private algorithm does not need it.
@@ -38,12 +40,14 @@ RANK_TOLERANCE = 1e-10
 @dataclass(frozen=True, eq=False)
 class SharingProblem:
     """``parts[m]`` is D_m (N, d_m); ``labels`` Y (N,) in {−1, +1}; ``lam`` λ; ``box`` b of
-    X_m = [−b, b]^{d_m} (None: unconstrained)."""
+    X_m = [−b, b]^{d_m} (None: unconstrained); ``require_full_rank``: refuse a block of less than full column
+    rank (Assumption 1.1; the module docstring says when not to)."""
 
     parts: tuple[np.ndarray, ...]
     labels: np.ndarray
     lam: float
     box: float | None = None
+    require_full_rank: bool = True
 
     def __post_init__(self) -> None:
         if len(self.parts) == 0:
@@ -62,9 +66,8 @@ class SharingProblem:
                                      "every block must hold the same samples, in the same order")
             if not np.all(np.isfinite(array)):
                 raise InvalidProblem(f"party {m}'s block contains NaN or inf")
-            smallest = float(np.linalg.eigvalsh(array.T @ array)[0])
-            scale = max(float(np.linalg.norm(array, 2)) ** 2, 1.0)
-            if smallest <= RANK_TOLERANCE * scale:
+            if self.require_full_rank and not _full_rank(array):
+                smallest = float(np.linalg.eigvalsh(array.T @ array)[0])
                 rank = int(np.linalg.matrix_rank(array))
                 raise InvalidProblem(
                     f"party {m}'s block D_{m} has rank {rank} < {array.shape[1]} columns "
@@ -149,6 +152,11 @@ class SharingProblem:
         """∇ of (1) at x (..., d) (unconstrained)."""
         return self.loss_gradient(x @ self.design.T) @ self.design + self.lam * x
 
+    @cached_property
+    def full_rank(self) -> tuple[bool, ...]:
+        """Whether each block D_m has full column rank (Assumption 1.1), to :data:`RANK_TOLERANCE`."""
+        return tuple(_full_rank(block) for block in self.parts)
+
     # ----------------------------------------------------------- Assumption 2.3
     def normalisation_error(self) -> str | None:
         """None when every row of every block has unit norm (Assumption 2.3); otherwise a message."""
@@ -162,11 +170,19 @@ class SharingProblem:
         return None
 
 
+def _full_rank(block: np.ndarray) -> bool:
+    """σ_min(D_mᵀD_m) above :data:`RANK_TOLERANCE` times σ_max(D_m)² (at least 1)."""
+    smallest = float(np.linalg.eigvalsh(block.T @ block)[0])
+    return smallest > RANK_TOLERANCE * max(float(np.linalg.norm(block, 2)) ** 2, 1.0)
+
+
 def split_columns(design: np.ndarray, labels: np.ndarray, widths: tuple[int, ...] | int, lam: float,
-                  box: float | None = None, normalise_rows: bool = False) -> SharingProblem:
+                  box: float | None = None, normalise_rows: bool = False,
+                  require_full_rank: bool = True) -> SharingProblem:
     """A sharing problem from a design (N, d): ``widths`` (d_1, …, d_M) of consecutive column
     blocks, or M for near-equal blocks; ``normalise_rows`` scales every row of every block to
-    norm 1 (Assumption 2.3; a zero row cannot be and is refused)."""
+    norm 1 (Assumption 2.3; a zero row cannot be and is refused); ``require_full_rank`` as
+    :class:`SharingProblem`'s."""
     design = np.asarray(design, dtype=np.float64)
     if isinstance(widths, (int, np.integer)):
         if not 1 <= widths <= design.shape[1]:
@@ -186,4 +202,4 @@ def split_columns(design: np.ndarray, labels: np.ndarray, widths: tuple[int, ...
                                      "normalised to norm 1 (Assumption 2.3); give that party other columns")
             normalised.append(block / norms)
         parts = normalised
-    return SharingProblem(tuple(parts), np.asarray(labels, dtype=np.float64), lam, box)
+    return SharingProblem(tuple(parts), np.asarray(labels, dtype=np.float64), lam, box, require_full_rank)
