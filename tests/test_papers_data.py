@@ -66,10 +66,11 @@ def test_the_mnist_subset_holds_500_images_of_each_digit_and_the_6_8_pair_1000()
     images, digits = mnist_subset()
     assert images.shape == (5_000, 784) and 0.0 <= images.min() and images.max() == 1.0
     assert np.bincount(digits).tolist() == [PER_DIGIT] * 10
-    pair = mnist_pair(6, 8)
+    pair = mnist_pair()  # the paper's labels: +1 for an 8, -1 for a 6
     assert pair.features.shape == (1_000, 784)
     assert int(np.sum(pair.labels == 1)) == int(np.sum(pair.labels == -1)) == 500
-    assert np.array_equal(pair.features[pair.labels == 1], images[digits == 6])
+    assert np.array_equal(pair.features[pair.labels == 1], images[digits == 8])
+    assert np.array_equal(pair.features[pair.labels == -1], images[digits == 6])
 
 
 def test_admm_sharing_on_a9a_reaches_the_centralised_optimum_and_beats_party_1_alone():

@@ -31,9 +31,9 @@ def mnist_subset() -> tuple[np.ndarray, np.ndarray]:
     return images, digits
 
 
-def mnist_pair(positive: int = 6, negative: int = 8) -> Dataset:
-    """The subset's images of two digits (the paper's 6 and 8: 1,000 images), pixels in [0, 1], labels +1 for
-    ``positive`` and -1 for ``negative``, in the subset's order."""
+def mnist_pair(positive: int = 8, negative: int = 6) -> Dataset:
+    """The subset's images of two digits (the paper's 8 and 6: 1,000 images), pixels in [0, 1], labels +1 for
+    ``positive`` and -1 for ``negative`` (the paper's: b_j(t) = 1 for an 8, -1 for a 6), in the subset's order."""
     if positive == negative or not {positive, negative} <= set(range(10)):
         raise InvalidDataset(f"digits {positive} and {negative}: give two different digits from 0 to 9")
     images, digits = mnist_subset()
