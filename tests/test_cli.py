@@ -112,8 +112,15 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     html = (first / "report.html").read_text()
     assert 'id="verdicts"' in html and html.count('class="algorithm"') == len(algorithms)
     assert html.count("data:image/png;base64,") >= 2 and (first / "privacy.svg").exists()
+    # issue 63: the papers' data that cannot be had offline is said once, in the JSON, the text and the page
+    from admmcheck.commands.verify import UNOBTAINABLE
+
+    assert a["data"] == [UNOBTAINABLE] and b["data"] == [UNOBTAINABLE]
+    assert "Mushroom" in UNOBTAINABLE and "CIFAR-10" in UNOBTAINABLE and "gisette" in UNOBTAINABLE
+    assert html.count("Mushroom (the DPSDA paper&#39;s Table II), CIFAR-10") == 1 and 'id="data"' in html
     (second / "report.html").unlink()  # admmcheck report renders a report.json again (the smaller one)
     assert main(["report", str(second / "report.json")]) == 0 and (second / "report.html").exists()
+    assert (second / "report.html").read_text().count("gisette (the ADMM-sharing paper&#39;s Fig. 2)") == 1
 
 
 def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(capsys, tmp_path):

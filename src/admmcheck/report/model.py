@@ -53,6 +53,8 @@ class Report(Result):
     findings: list[dict[str, str]] = field(default_factory=list)
     reproducibility: dict[str, object] = field(default_factory=dict)
     timings_s: dict[str, float] = field(default_factory=dict)
+    #: what the papers' experiments ran on, and what they could not (said once, in the experiments' data section)
+    data: list[str] = field(default_factory=list)
 
     def add(self, verdict: Verdict, seconds: float) -> None:
         self.verdicts.append(verdict)
@@ -76,13 +78,14 @@ class Report(Result):
         out += [f"{v.algorithm:<11} {v.verdict:<15} {v.check[:58]:<58} {v.figure}" for v in self.verdicts]
         for finding in self.findings:
             out += ["", f"Finding ({finding['algorithm']}): {finding['title']}", f"  {finding['evidence']}"]
+        out += ["", "Experiments' data:", *(f"  {line}" for line in self.data)] if self.data else []
         return out + ["", ", ".join(f"{n} {name}" for name, n in self.counts().items() if n)]
 
     def as_dict(self) -> dict[str, object]:
         return {"profile": self.profile, "seed": self.seed, "counts": self.counts(),
                 "verdicts": [asdict(v) for v in self.verdicts],
                 "figures": {name: figure.as_dict() for name, figure in self.figures.items()}, "findings": self.findings,
-                "reproducibility": self.reproducibility, "timings_s": self.timings_s}
+                "reproducibility": self.reproducibility, "timings_s": self.timings_s, "data": self.data}
 
     @classmethod
     def read(cls, path: str) -> "Report":
@@ -106,7 +109,7 @@ class Report(Result):
             import_module(module)
         figures = {name: Figure.from_dict(figure) for name, figure in data["figures"].items()}
         report = cls(data["profile"], data["seed"], [Verdict(**v) for v in data["verdicts"]], figures,
-                     data["findings"], data["reproducibility"], data.get("timings_s", {}))
+                     data["findings"], data["reproducibility"], data.get("timings_s", {}), list(data.get("data", [])))
         return report
 
 

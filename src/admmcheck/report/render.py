@@ -59,6 +59,8 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 {% if orphan_findings or orphan_figures %}<h2 id="other">Other findings and figures</h2>
 {% for f in orphan_findings %}<div class="finding"><b>{{ f.algorithm }}: {{ f.title }}</b><br>{{ f.evidence }}<br>
 <code>{{ f.command }}</code></div>{% endfor %}{% for name in orphan_figures %}{{ figure(name) }}{% endfor %}{% endif %}
+{% if report.data %}<h2 id="data">Experiments' data</h2>
+{% for line in report.data %}<p>{{ line }}</p>{% endfor %}{% endif %}
 <h2 id="reproducibility">Reproducibility</h2>
 <table>{% for key, value in report.reproducibility.items() %}<tr><th>{{ key }}</th><td><code>{{ value }}</code></td></tr>
 {% endfor %}<tr><th>wall time (s)</th><td>{{ "%.1f"|format(total_seconds) }}</td></tr></table>
