@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from admmcheck.foundations.errors import InvalidDataset
-from admmcheck.problems.datasets import ADULT_COLUMNS, ADULT_CONTINUOUS, Dataset, _adult_files, _read_adult_rows
+from admmcheck.problems.datasets import ADULT_COLUMNS, ADULT_CONTINUOUS, Dataset, adult_files, read_adult_rows
 
 #: (column, binary features) in LIBSVM's order: 123 in all
 LAYOUT = (("age", 5), ("workclass", 8), ("fnlwgt", 5), ("education", 16), ("education-num", 5),
@@ -109,10 +109,10 @@ def load_a9a(folder: str | Path | None = None) -> A9a:
     if not names.is_file():
         raise InvalidDataset(f"{folder} holds no adult.names, which lists the categories a9a encodes")
     categories = _categories(names)
-    files = _adult_files([folder])
+    files = adult_files([folder])
     if len(files) != 2:
         raise InvalidDataset(f"{folder} must hold both adult.data and adult.test (or their .gz)")
-    train_rows, test_rows = (_read_adult_rows(file, keep_missing=True)[0] for file in files)
+    train_rows, test_rows = (read_adult_rows(file, keep_missing=True)[0] for file in files)
     index = {name: k for k, name in enumerate(ADULT_COLUMNS)}
     edges = {}
     for name, width in LAYOUT:

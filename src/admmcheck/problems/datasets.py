@@ -102,7 +102,9 @@ ADULT_CONTINUOUS = (
 )
 
 
-def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
+def adult_files(paths: Sequence[str | Path]) -> list[Path]:
+    """The Adult files ``paths`` name: files as given, a folder's ``adult.data`` and ``adult.test`` (or their
+    ``.gz``)."""
     files: list[Path] = []
     for entry in paths:
         p = Path(entry)
@@ -122,7 +124,7 @@ def _adult_files(paths: Sequence[str | Path]) -> list[Path]:
     return files
 
 
-def _read_adult_rows(path: Path, keep_missing: bool = False) -> tuple[list[list[str]], int]:
+def read_adult_rows(path: Path, keep_missing: bool = False) -> tuple[list[list[str]], int]:
     """The rows of one Adult file (its fields stripped) and how many were dropped for a missing value ("?"), unless
     ``keep_missing`` (then none is: a9a keeps them)."""
     if path.name.endswith(".gz"):
@@ -173,8 +175,8 @@ def load_adult(paths: Sequence[str | Path], bias: bool = True, drop_first: bool 
     Files ending in ``.gz`` are read decompressed.
     """
     rows: list[list[str]] = []
-    for file in _adult_files(paths):
-        file_rows, _ = _read_adult_rows(file)
+    for file in adult_files(paths):
+        file_rows, _ = read_adult_rows(file)
         rows.extend(file_rows)
     if not rows:
         raise InvalidDataset(f"no complete rows found in {list(paths)}")

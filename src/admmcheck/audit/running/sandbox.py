@@ -33,6 +33,8 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
+from admmcheck.foundations.errors import InvalidConfiguration
+
 LEVELS = ("auto", "on", "off")
 #: Folders replaced by an empty private one inside the sandbox (where they exist), with ``$HOME``
 HIDDEN = ("/home", "/root", "/tmp", "/var/tmp", "/run")
@@ -75,8 +77,9 @@ def unavailable() -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1)
 def version() -> str:
-    """bubblewrap's version, as it says it (``bubblewrap 0.8.0``)."""
+    """bubblewrap's version, as it says it (``bubblewrap 0.8.0``; asked once per process)."""
     try:
         return subprocess.run([_bwrap() or "bwrap", "--version"], capture_output=True, text=True,
                               timeout=30).stdout.strip() or "bubblewrap"
@@ -87,8 +90,6 @@ def version() -> str:
 def resolve(level: str) -> Isolation:
     """The isolation ``level`` (one of :data:`LEVELS`) gives on this machine; ``on`` where the sandbox cannot
     run is refused, saying why and how to get it."""
-    from admmcheck.foundations.errors import InvalidConfiguration
-
     if level not in LEVELS:
         raise InvalidConfiguration(f"sandbox={level!r}: choose one of {', '.join(LEVELS)}", parameter="sandbox")
     if level == "off":

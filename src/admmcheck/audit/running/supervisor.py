@@ -127,6 +127,15 @@ def signal_cause(number: int) -> str:
     return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
 
 
+def kill_with_group(pid: int) -> None:
+    """SIGKILL to ``pid``'s process group (where it leads one) and to ``pid`` itself; gone already is fine."""
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def descendants_of(pid: int) -> list[int]:
     """Processes whose parent is ``pid`` (read from ``/proc``; empty where there is none)."""
     found = []
@@ -291,11 +300,7 @@ class Supervisor:
             if not children:
                 return
             for pid in children:
-                for kill in (os.killpg, os.kill):  # its whole group where it leads one, and itself
-                    try:
-                        kill(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                kill_with_group(pid)
             self._reap()
 
     def _say(self, message: dict) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 
 from admmcheck.audit.running import sandbox
 from admmcheck.audit.running.limits import WorkerLimits
-from admmcheck.audit.running.supervisor import HUNT_SECONDS, child_subreaper, descendants_of
+from admmcheck.audit.running.supervisor import HUNT_SECONDS, child_subreaper, descendants_of, kill_with_group
 from admmcheck.audit.running.progress import READING, REQUESTED, WORKER, WRITTEN, Progress, create_file, where
 from admmcheck.audit.running.channel import MAGIC, PREFIX
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
@@ -277,7 +277,8 @@ class WorkerProcess:
         if self._supervisor.returncode is not None:
             return
         if self.isolation.sandboxed and len(self._inner) < 2:  # found once, from the process table
-            self._inner = [pid for inner in descendants_of(self._supervisor.pid) for pid in [inner, *descendants_of(inner)]]
+            first = descendants_of(self._supervisor.pid)
+            self._inner = [pid for inner in first for pid in [inner, *descendants_of(inner)]]
         for pid in [self._supervisor.pid, *self._inner]:
             try:
                 os.kill(pid, signal.SIGCONT)
@@ -332,11 +333,7 @@ class WorkerProcess:
             if not found:
                 break
             for pid in found:
-                for kill in (os.killpg, os.kill):
-                    try:
-                        kill(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                kill_with_group(pid)
             for pid in found:
                 try:
                     os.waitpid(pid, 0)
