@@ -273,8 +273,10 @@ def test_with_its_supervisor_stopped_a_hang_is_caught_by_the_block_allowance_and
     monkeypatch.setattr(sampling.Sampler, "_allowance", lambda self, count: 5.0)
     monkeypatch.setattr(worker_process, "REPORT_WAIT", 1.0)  # how long a stopped supervisor is waited for
     monkeypatch.setattr(worker_process.WorkerProcess, "_resume", lambda self: None)  # one SIGCONT does not wake
+    # unsandboxed, the process started is the supervisor itself (in the sandbox it is bubblewrap, and stopping it would
+    # leave the supervisor inside running); a supervisor stopped in the sandbox: test_audit_isolation's stops_its_supervisor
     sampler = Sampler(Source(f"{MECHANISMS}:hangs_in_c"), Source(f"{MECHANISMS}:scalar_pair"),
-                      AuditSettings(workers=1, timeout=0.5))
+                      AuditSettings(workers=1, timeout=0.5, sandbox="off"))
     supervisor = sampler.workers[0]._supervisor.pid
     os.kill(supervisor, signal.SIGSTOP)
     with pytest.raises(MechanismError, match="hangs: block 0 .* did not finish within 5 s, and its supervisor did "
