@@ -91,6 +91,16 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     assert len(convergence) == 10 and all(v["verdict"] == "pass" for v in convergence)
     assert any(v["verdict"] == "violation" and v["algorithm"] == "dp-sharing" for v in out["verdicts"])
     assert any("stalls" in f["title"] for f in out["findings"])
+    # issue 63: the papers' experiments on the papers' data, each row decided, citing admmcheck replicate
+    rows = {(v["algorithm"], v["check"].split(":")[0]): v for v in out["verdicts"]}
+    for algorithm in ("dpsda-c", "dpsda-ps"):
+        table = rows[(algorithm, "Table III on MNIST 6 vs 8 (1,000 images, scaled)")]
+        assert table["verdict"] == "fail" and "eps=0.2 test " in table["figure"]
+        assert table["command"].startswith(f"admmcheck replicate {algorithm}-mnist --runs 10 ")
+    assert [rows[key]["verdict"] for key in (("sharing", "a9a Fig. 1(a)"), ("sharing", "a9a Fig. 3(a)"),
+                                             ("dp-sharing", "a9a Fig. 1(b)/3(a), the noisy runs"))] == [
+        "pass", "pass", "fail"]
+    assert rows[("sharing", "a9a Fig. 1(a)")]["command"] == "admmcheck replicate sharing-a9a --json (field checks)"
     # the same seed again, for the checks that draw random numbers: the same verdicts, findings and figures, in the
     # same order, as the first run's, shown on DPSDA-C (a transcript audit, a regret run and seeded figures); the
     # reference mechanisms' audits are shown reproducible by tests/test_audit_settings.py
@@ -113,9 +123,10 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     assert 'id="verdicts"' in html and html.count('class="algorithm"') == len(algorithms)
     assert html.count("data:image/png;base64,") >= 2 and (first / "privacy.svg").exists()
     # issue 63: the papers' data that cannot be had offline is said once, in the JSON, the text and the page
+    from admmcheck.commands.replicate import A9A, MNIST
     from admmcheck.commands.verify import UNOBTAINABLE
 
-    assert a["data"] == [UNOBTAINABLE] and b["data"] == [UNOBTAINABLE]
+    assert a["data"] == [MNIST, A9A, UNOBTAINABLE] and b["data"] == [MNIST, UNOBTAINABLE]  # and what they ran on
     assert "Mushroom" in UNOBTAINABLE and "CIFAR-10" in UNOBTAINABLE and "gisette" in UNOBTAINABLE
     assert html.count("Mushroom (the DPSDA paper&#39;s Table II), CIFAR-10") == 1 and 'id="data"' in html
     (second / "report.html").unlink()  # admmcheck report renders a report.json again (the smaller one)
@@ -125,15 +136,24 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
 
 def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(capsys, tmp_path):
     """Issue 52: ``verify --only NAME[,NAME...]``. DPSDA-PS alone gives its two verdicts, the very regret of
-    ``admmcheck run dpsda-ps`` with the smoke profile's rounds; an unknown name, and a private mechanism no check
+    ``admmcheck run dpsda-ps`` with the smoke profile's rounds, and (issue 63) the rows of its paper's MNIST
+    experiment, each citing ``admmcheck replicate dpsda-ps-mnist``; an unknown name, and a private mechanism no check
     covers (registered without report=True), are refused before any work, with what to do."""
     from admmcheck.mechanisms.registry import REGISTRY
     from admmcheck.mechanisms.settings import OnlineSetting
 
-    assert main(["verify", "--profile", "smoke", "--only", "dpsda-ps", "--out", str(tmp_path), "--json"]) == 0
+    assert main(["verify", "--profile", "smoke", "--only", "dpsda-ps", "--out", str(tmp_path), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert [(v["algorithm"], v["check"]) for v in out["verdicts"]] == [
-        ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)"), ("dpsda-ps", "preconditions the proofs use")]
+    assert [(v["algorithm"], v["check"].split(":")[0], v["verdict"]) for v in out["verdicts"]] == [
+        ("dpsda-ps", "regret <= Theorem 5 bound (eps = inf)", "pass"), ("dpsda-ps", "preconditions the proofs use", "pass"),
+        ("dpsda-ps", "Table III on MNIST 6 vs 8 (1,000 images, scaled)", "fail"), ("dpsda-ps", "Table III's claim", "fail"),
+        ("dpsda-ps", "Table V", "fail"), ("dpsda-ps", "Fig. 6 on MNIST (500 images, T = 500, f_400 changed)", "pass")]
+    table = out["verdicts"][2]
+    assert table["command"] == "admmcheck replicate dpsda-ps-mnist --runs 10 --seed 0 --json (field checks)"
+    assert "eps=1 test 89.60 vs " in table["figure"]  # Table III's printed number beside the measured one
+    assert [f["title"].split(":")[0] for f in out["findings"]] == [
+        "Table III's private accuracies are not reproduced",
+        "Table V compares x(400), which cannot depend on f_400"]
     spec = REGISTRY["dpsda-ps"]
     alone = spec.family.run(spec, OnlineSetting(iterations=100, trials=3, seed=0))
     assert out["verdicts"][0]["value"] == alone.as_dict()["regret"]
@@ -386,3 +406,14 @@ def test_an_experiment_without_a_privacy_figure_prints_its_table(capsys, tmp_pat
     rows = capsys.readouterr().out.splitlines()
     assert rows[0].split() == ["panel", "setting", "L_mean(T)", "L_range(T)", "P(T)"]
     assert all(row.endswith(" -") for row in rows[1:-1]) and rows[-1].startswith("written: ")
+
+
+def test_replicate_refuses_what_an_experiment_does_not_take(capsys):
+    """Issue 63: ``admmcheck replicate``. A deterministic experiment refuses --runs and --seed, a noisy one fewer
+    than 2 runs, an unknown name is refused with the choices; each exit 2, before any work."""
+    assert main(["replicate", "sharing-a9a", "--runs", "3"]) == 2
+    assert "sharing-a9a is deterministic: it takes neither --runs nor --seed" in capsys.readouterr().err
+    assert main(["replicate", "dpsda-c-mnist", "--runs", "1"]) == 2
+    assert "--runs 1: at least 2 noisy runs per setting" in capsys.readouterr().err
+    assert main(["replicate", "mushroom"]) == 2
+    assert "(choose from 'dpsda-c-mnist', 'dpsda-ps-mnist', 'sharing-a9a')" in capsys.readouterr().err

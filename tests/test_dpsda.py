@@ -233,7 +233,7 @@ def test_the_reports_dpsda_audit_bounds_a_released_round():
     from admmcheck.commands.verify import Profile, collect
 
     profile = Profile("tiny", iterations=10, audit_samples=2_000, white_samples=100, attack_trials=5, dpsda_rounds=10,
-                      experiment_iterations=5, experiment_runs=2, workers=2)
+                      experiment_iterations=5, experiment_runs=2, replication_runs=2, decisive_runs=2, workers=2)
     row = next(v for v in collect(profile, parts=["dpsda"]).verdicts if v.check.startswith("audit of the full"))
     problem = online_linear_regression(rounds=2, dim=4, nodes=4, seed=0)
     sigma = dpsda_claims(problem, random_sequence(4, 2, 1, 0), 1.0, 0.0, 2).sigma

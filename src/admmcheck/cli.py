@@ -5,6 +5,7 @@
     admmcheck bound pp|radmm [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] ...
     admmcheck conditions madmm|radmm --graph ring:5|FILE [--find-gamma] [--max-time S] ...
     admmcheck experiment madmm-fig1|madmm-fig2|madmm-fig3|madmm-fig4|radmm-fig1|radmm-fig2 [--out DIR] ...
+    admmcheck replicate dpsda-c-mnist|dpsda-ps-mnist|sharing-a9a [--runs N] [--seed S]
 
 ``admmcheck COMMAND --help`` lists every flag with its default. Numbers, schedules and
 rationals are read by the safe grammar of :mod:`admmcheck.foundations.formulas` (never evaluated as
@@ -78,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                              json=None, handler=_command_report)
     report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
     report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
-    for add in (_run_parser, _bound_parser, _conditions_parser, _audit_parser, _attack_parser, _experiment_parser):
+    for add in (_run_parser, _bound_parser, _conditions_parser, _audit_parser, _attack_parser, _experiment_parser,
+                _replicate_parser):
         add(commands)
     return parser
 
@@ -279,6 +281,24 @@ def _command_conditions(args: argparse.Namespace) -> int:
     capability = REGISTRY[args.name].require("conditions")
     setting = config_from_flags(capability.setting_type, flags.typed_values(args)["setting"])
     return _show(args, capability.decide(setting, show_progress=not args.json or sys.stderr.isatty()))
+
+
+def _replicate_parser(commands: argparse._SubParsersAction) -> None:
+    from admmcheck.commands.replicate import REPLICABLE
+
+    replicate = _command_parser(commands, "replicate", "rerun a paper's experiment on the paper's data and decide "
+                                "each of its statements", json="print the result as JSON", handler=_command_replicate)
+    replicate.add_argument("name", choices=tuple(REPLICABLE), metavar="NAME",
+                           help="; ".join(f"{r.name}: {r.about}" for r in REPLICABLE.values()))
+    replicate.add_argument("--runs", type=flags.POSITIVE_INT, default=None,
+                           help="noisy runs per setting (default: 50; not for a deterministic experiment)")
+    replicate.add_argument("--seed", type=int, default=None, help="seed of every random draw (default: 0)")
+
+
+def _command_replicate(args: argparse.Namespace) -> int:
+    from admmcheck.commands.replicate import replicate
+
+    return _show(args, replicate(args.name, args.runs, args.seed))
 
 
 def _command_experiment(args: argparse.Namespace) -> int:

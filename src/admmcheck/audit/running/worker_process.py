@@ -131,6 +131,7 @@ class WorkerProcess:
         self._buffer = bytearray()
         self._death: WorkerDied | None = None
         self._inner: list[int] = []  # in the sandbox: its first process and the supervisor (_resume)
+        self._first: int | None = None  # a pidfd of the sandbox's first process, once found (_resume)
         #: of each answer still to come: the largest body believed, and the token it must carry (:meth:`send`)
         self._expected: deque[tuple[int, int]] = deque()
 
@@ -279,6 +280,11 @@ class WorkerProcess:
         if self.isolation.sandboxed and len(self._inner) < 2:  # found once, from the process table
             first = descendants_of(self._supervisor.pid)
             self._inner = [pid for inner in first for pid in [inner, *descendants_of(inner)]]
+            if self._inner and self._first is None:
+                try:  # bubblewrap's first process: it exits only once the sandbox's PID namespace is empty
+                    self._first = os.pidfd_open(self._inner[0])
+                except (OSError, AttributeError):  # gone already, or no pidfd (Linux < 5.3)
+                    pass
         for pid in [self._supervisor.pid, *self._inner]:
             try:
                 os.kill(pid, signal.SIGCONT)
@@ -308,6 +314,10 @@ class WorkerProcess:
                 pass
             self._supervisor.wait()
             break
+        if self._first is not None:  # bubblewrap's outer process may exit before the sandbox's processes are gone
+            select.select([self._first], [], [], REPORT_WAIT)  # readable once its first process (pid 1) has exited
+            os.close(self._first)
+            self._first = None
         for name in ("_answers", "_status"):
             fd = getattr(self, name)
             if fd is not None:
