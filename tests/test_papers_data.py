@@ -128,12 +128,12 @@ def test_dpsda_on_mnist_at_epsilon_inf_matches_scikit_learn_and_lemma1s_sigma_is
     is recomputed from the images: 2 n L sqrt(98), L = the largest sum of |D_t| = 100 image norms of a round."""
     from sklearn.linear_model import LogisticRegression
 
-    from admmcheck.experiments.dpsda_mnist import BATCH, NODES, ROUNDS, scaled_split, table3_runs
+    from admmcheck.experiments.dpsda_mnist import BATCH, DPSDA_C, NODES, ROUNDS, scaled_split, table3_runs
     from admmcheck.problems.online import online_classification
 
     train_x, train_y, test_x, test_y = scaled_split(0)
     assert train_x.shape == (680, 784) and test_x.shape == (320, 784)
-    noiseless, at_one = table3_runs("dpsda-c", 2, 0)[:2]
+    noiseless, at_one = table3_runs(DPSDA_C, 2, 0)[:2]
     assert noiseless.test.tolist() == [100.0 * 311 / 320] and noiseless.sigma == 0.0
     model = LogisticRegression(C=1.0, fit_intercept=False, max_iter=5000).fit(train_x, train_y)
     assert np.linalg.norm(model.coef_) < 5.0
@@ -148,7 +148,7 @@ def test_table_v_compares_decisions_that_f_400_cannot_reach():
     present) equals x(400) under F and under F': the decision is committed before f_t is revealed, so Table V's
     |[x(400)]_1 - [x'(400)]_1| cannot show f_400; x(401) under F and F' differ."""
     from admmcheck.algorithms.dpsda import run_dpsda_c
-    from admmcheck.experiments.dpsda_mnist import FIG6_CHANGED, FIG6_ROUNDS, fig6_pair, table5
+    from admmcheck.experiments.dpsda_mnist import DPSDA_C, FIG6_CHANGED, FIG6_ROUNDS, fig6_pair, table5
     from admmcheck.problems.graph_sequences import random_sequence
 
     f0, f1 = fig6_pair(0)
@@ -165,6 +165,6 @@ def test_table_v_compares_decisions_that_f_400_cannot_reach():
              for f in (f0.prefix(FIG6_CHANGED + 1), f1.prefix(FIG6_CHANGED + 1))]
     assert np.array_equal(before, under[0][FIG6_CHANGED - 1]) and np.array_equal(before, under[1][FIG6_CHANGED - 1])
     assert np.linalg.norm(under[0][FIG6_CHANGED] - under[1][FIG6_CHANGED]) > 0
-    rows = table5("dpsda-c", 2, 0)
+    rows = table5(DPSDA_C, 2, 0)
     assert [row["paired_norm_400"] for row in rows] == [0.0] * 4
     assert all(row["paired_norm_401"] > 0 for row in rows)

@@ -5,7 +5,6 @@
     admmcheck bound pp|radmm [--eta SCHEDULE] [--theta X] [--alpha SCHEDULE] ...
     admmcheck conditions madmm|radmm --graph ring:5|FILE [--find-gamma] [--max-time S] ...
     admmcheck experiment madmm-fig1|madmm-fig2|madmm-fig3|madmm-fig4|radmm-fig1|radmm-fig2 [--out DIR] ...
-    admmcheck replicate dpsda-c-mnist|dpsda-ps-mnist|sharing-a9a [--runs N] [--seed S]
 
 ``admmcheck COMMAND --help`` lists every flag with its default. Numbers, schedules and
 rationals are read by the safe grammar of :mod:`admmcheck.foundations.formulas` (never evaluated as
@@ -33,11 +32,12 @@ from admmcheck.commands.audit_flags import FLAG_OF, canary_audit, code_audit, me
 from admmcheck.commands.canary_audit import (NOT_FOR_CANARIES, CanaryAuditConfig, CanarySlots, mechanism_canary_audit,
                                              run_canary_audit, run_mechanism_canary_audit)
 from admmcheck.commands.consensus import ExperimentConfig, execute_experiment
+from admmcheck.commands.replicate import HELP as REPLICATE_HELP, add_arguments, replicate
 from admmcheck.commands.spellings import new_spelling
 from admmcheck.commands.verify import PROFILES, collect
-from admmcheck.foundations.errors import AdmmcheckError
 from admmcheck.experiments.figures import EXPERIMENTS
 from admmcheck.foundations import flags
+from admmcheck.foundations.errors import AdmmcheckError
 from admmcheck.mechanisms.plugins import PluginWarning
 from admmcheck.mechanisms.registry import REGISTRY
 from admmcheck.foundations.output import output_folder, printable, stdout_reader_gone, to_json
@@ -79,9 +79,10 @@ def _parser() -> argparse.ArgumentParser:
                              json=None, handler=_command_report)
     report.add_argument("file", metavar="FILE.json", help="a report.json written by admmcheck verify")
     report.add_argument("--out", default=None, help="folder for the rendered report (default: the file's folder)")
-    for add in (_run_parser, _bound_parser, _conditions_parser, _audit_parser, _attack_parser, _experiment_parser,
-                _replicate_parser):
+    for add in (_run_parser, _bound_parser, _conditions_parser, _audit_parser, _attack_parser, _experiment_parser):
         add(commands)
+    add_arguments(_command_parser(commands, "replicate", REPLICATE_HELP, json="print the result as JSON",
+                                  handler=lambda args: _show(args, replicate(args.name, args.runs, args.seed))))
     return parser
 
 
@@ -230,10 +231,6 @@ def _experiment_parser(commands: argparse._SubParsersAction) -> None:
                             help="folder for NAME.json, NAME.csv, NAME.png (default: experiments)")
 
 
-def _note(text: str) -> None:
-    print(f"admmcheck: note: {text}", file=sys.stderr)
-
-
 def _show(args: argparse.Namespace, result: Result, written: Path | str | None = None) -> int:
     """Print ``result`` (its JSON with --json, else its lines, then what was written); its outcome's exit status."""
     print(result.to_json() if args.json else result)
@@ -281,24 +278,6 @@ def _command_conditions(args: argparse.Namespace) -> int:
     capability = REGISTRY[args.name].require("conditions")
     setting = config_from_flags(capability.setting_type, flags.typed_values(args)["setting"])
     return _show(args, capability.decide(setting, show_progress=not args.json or sys.stderr.isatty()))
-
-
-def _replicate_parser(commands: argparse._SubParsersAction) -> None:
-    from admmcheck.commands.replicate import REPLICABLE
-
-    replicate = _command_parser(commands, "replicate", "rerun a paper's experiment on the paper's data and decide "
-                                "each of its statements", json="print the result as JSON", handler=_command_replicate)
-    replicate.add_argument("name", choices=tuple(REPLICABLE), metavar="NAME",
-                           help="; ".join(f"{r.name}: {r.about}" for r in REPLICABLE.values()))
-    replicate.add_argument("--runs", type=flags.POSITIVE_INT, default=None,
-                           help="noisy runs per setting (default: 50; not for a deterministic experiment)")
-    replicate.add_argument("--seed", type=int, default=None, help="seed of every random draw (default: 0)")
-
-
-def _command_replicate(args: argparse.Namespace) -> int:
-    from admmcheck.commands.replicate import replicate
-
-    return _show(args, replicate(args.name, args.runs, args.seed))
 
 
 def _command_experiment(args: argparse.Namespace) -> int:
@@ -364,7 +343,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.showwarning = _show_warning
         REGISTRY.load_plugins()
     try:
-        args, unknown = _parser().parse_known_args(new_spelling(argv, _note))
+        args, unknown = _parser().parse_known_args(new_spelling(
+            argv, lambda text: print(f"admmcheck: note: {text}", file=sys.stderr)))
         args.argv = argv
     except SystemExit as exc:  # argparse: --help, --version (0) or a bad flag (2, message printed)
         return exc.code if isinstance(exc.code, int) else EXIT_INVALID_INPUT

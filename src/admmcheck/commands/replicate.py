@@ -4,10 +4,14 @@ these commands."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from typing import Callable
 
+from admmcheck.experiments.dpsda_mnist import DPSDA_C, DPSDA_PS, Published
+from admmcheck.experiments.dpsda_mnist import replicate as replicate_mnist
 from admmcheck.experiments.replication import Replication
+from admmcheck.foundations import flags
 from admmcheck.foundations.errors import InvalidConfiguration
 
 
@@ -30,11 +34,9 @@ class Replicable:
         return f"admmcheck replicate {self.name}{flags} --json"
 
 
-def _dpsda(algorithm: str) -> Callable[[int, int], Replication]:
+def _dpsda(published: Published) -> Callable[[int, int], Replication]:
     def run(runs: int, seed: int) -> Replication:
-        from admmcheck.experiments.dpsda_mnist import replicate
-
-        return replicate(algorithm, runs, seed)
+        return replicate_mnist(published, runs, seed)
     return run
 
 
@@ -52,12 +54,24 @@ A9A = ("a9a (the ADMM-sharing paper's Fig. 1 and 3): rebuilt from the UCI Adult 
        "LIBSVM does not publish its own.")
 REPLICABLE = {r.name: r for r in (
     Replicable("dpsda-c-mnist", "DPSDA paper §6.2 on MNIST 6 vs 8: Table III scaled to 1,000 images, its claim, "
-                                "Table V and Fig. 6 audited, for DPSDA-C", MNIST, ("dpsda-c",), _dpsda("dpsda-c")),
-    Replicable("dpsda-ps-mnist", "the same for DPSDA-PS", MNIST, ("dpsda-ps",), _dpsda("dpsda-ps")),
+                                "Table V and Fig. 6 audited, for DPSDA-C", MNIST, ("dpsda-c",), _dpsda(DPSDA_C)),
+    Replicable("dpsda-ps-mnist", "the same for DPSDA-PS", MNIST, ("dpsda-ps",), _dpsda(DPSDA_PS)),
     Replicable("sharing-a9a", "ADMM-sharing paper §5 on a9a (rebuilt from the shipped Adult files): Fig. 1(a) and "
                               "3(a), and Assumption 1.1 for the noisy runs", A9A, ("sharing", "dp-sharing"), _a9a,
                noisy=False),
 )}
+
+
+HELP = "rerun a paper's experiment on the paper's data and decide each of its statements"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``admmcheck replicate``'s arguments: NAME, --runs, --seed."""
+    parser.add_argument("name", choices=tuple(REPLICABLE), metavar="NAME",
+                        help="; ".join(f"{r.name}: {r.about}" for r in REPLICABLE.values()))
+    parser.add_argument("--runs", type=flags.POSITIVE_INT, default=None,
+                        help="noisy runs per setting (default: 50; not for a deterministic experiment)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of every random draw (default: 0)")
 
 
 def replicate(name: str, runs: int | None = None, seed: int | None = None) -> Replication:

@@ -15,14 +15,14 @@ Accuracy is that of the decision after the last round, x(T+1), on the training a
 **Fig. 6 and Table V.** 500 of the images (seeded), one a round (|D_t| = 1), T = 500; F′ replaces f_400's image by
 an unused image of the other digit. Table V's quantity |[x(400)]_1 − [x′(400)]_1| is measured on paired runs (the
 same noise under F and F′) and on independent ones, and the transcripts under F are audited exactly (the white box
-of :mod:`admmcheck.mechanisms.dpsda`) against Theorem 2/4's T·ε.
+of :mod:`admmcheck.privacy.dpsda`) against Theorem 2/4's T·ε.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy import stats
@@ -30,27 +30,41 @@ from scipy import stats
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.experiments.replication import Decided, Replication
 from admmcheck.problems.graph_sequences import GraphSequence, random_sequence
-from admmcheck.problems.online import OnlineProblem, online_classification
+from admmcheck.privacy.dpsda import history_gap, transcript_loss
+from admmcheck.problems.online import OnlineProblem, change_one_round, online_classification
 
-#: Table III of the paper: (training, testing) accuracy in % for each ε (inf: non-private)
-TABLE_III = {
-    "dpsda-c": {math.inf: (97.38, 97.98), 1.0: (86.15, 86.10), 0.5: (73.94, 73.92), 0.2: (59.75, 58.85)},
-    "dpsda-ps": {math.inf: (97.39, 97.98), 1.0: (89.71, 89.60), 0.5: (77.15, 77.47), 0.2: (62.10, 61.02)},
-}
-#: Table V of the paper: |[x(400)]_1 − [x′(400)]_1| for each ε
-TABLE_V = {"dpsda-c": {math.inf: 0.0374, 1.0: 0.0074, 0.5: 0.0035, 0.2: 0.0013},
-           "dpsda-ps": {math.inf: 0.0357, 1.0: 0.0082, 0.5: 0.0042}}
+@dataclass(frozen=True)
+class Published:
+    """One of the paper's two algorithms as §6.2 runs it: its registered ``name``, its ``run``, whether its graph
+    sequence is ``directed`` (push-sum), the numbers of its Algorithm and privacy Theorem, and its rows of
+    Table III ({ε: (training, testing) accuracy in %}, inf: non-private) and Table V ({ε: |[x(400)]_1 −
+    [x′(400)]_1|})."""
+
+    name: str
+    run: Callable
+    directed: bool
+    algorithm_number: int
+    theorem: int
+    table3: Mapping[float, tuple[float, float]]
+    table5: Mapping[float, float]
+
+
+DPSDA_C = Published("dpsda-c", run_dpsda_c, False, 1, 2,
+                    {math.inf: (97.38, 97.98), 1.0: (86.15, 86.10), 0.5: (73.94, 73.92), 0.2: (59.75, 58.85)},
+                    {math.inf: 0.0374, 1.0: 0.0074, 0.5: 0.0035, 0.2: 0.0013})
+DPSDA_PS = Published("dpsda-ps", run_dpsda_ps, True, 2, 4,
+                     {math.inf: (97.39, 97.98), 1.0: (89.71, 89.60), 0.5: (77.15, 77.47), 0.2: (62.10, 61.02)},
+                     {math.inf: 0.0357, 1.0: 0.0082, 0.5: 0.0042})
 EPSILONS = (math.inf, 1.0, 0.5, 0.2)
 TRAIN, BATCH, ROUNDS, NODES, WINDOW, RADIUS = 680, 100, 80, 8, 4, 5.0
 #: How far (percentage points) a measured mean accuracy may lie from the printed one, beyond its confidence
 #: interval, and still count as reproduced: the scaled setting trains on 680 images, not 8,000
 TOLERANCE = 5.0
 FIG6_SAMPLES, FIG6_ROUNDS, FIG6_CHANGED = 500, 500, 400
-RUNS: dict[str, Callable] = {"dpsda-c": run_dpsda_c, "dpsda-ps": run_dpsda_ps}
 
 
-def _graphs(algorithm: str, rounds: int, seed: int) -> GraphSequence:
-    return random_sequence(NODES, rounds, WINDOW, seed, directed=algorithm == "dpsda-ps")
+def _graphs(published: Published, rounds: int, seed: int) -> GraphSequence:
+    return random_sequence(NODES, rounds, WINDOW, seed, directed=published.directed)
 
 
 def lemma1_sigma(problem: OnlineProblem, graphs: GraphSequence, epsilon: float) -> float:
@@ -93,8 +107,8 @@ def scaled_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     return data.features[train], data.labels[train], data.features[test], data.labels[test]
 
 
-def table3_runs(algorithm: str, runs: int, seed: int, calibration: str = "lemma1") -> list[Accuracy]:
-    """The scaled Table III setting (module docstring) for ``algorithm``: ``runs`` runs at every ε of
+def table3_runs(published: Published, runs: int, seed: int, calibration: str = "lemma1") -> list[Accuracy]:
+    """The scaled Table III setting (module docstring) for ``published``: ``runs`` runs at every ε of
     :data:`EPSILONS` (one at ε = ∞, which is deterministic), σ of ``calibration`` "lemma1" (σ = Δ/ε) or "unit"
     (σ = 1/ε). The runs at every ε share their seeds."""
     if calibration not in ("lemma1", "unit"):
@@ -102,7 +116,7 @@ def table3_runs(algorithm: str, runs: int, seed: int, calibration: str = "lemma1
     train_x, train_y, test_x, test_y = scaled_split(seed)
     problem = online_classification(train_x, train_y, rounds=ROUNDS, batch=BATCH, nodes=NODES, seed=seed,
                                     radius=RADIUS)
-    graphs = _graphs(algorithm, ROUNDS, seed)
+    graphs = _graphs(published, ROUNDS, seed)
     seeds = np.random.SeedSequence(seed).spawn(runs)
     out = []
     for epsilon in EPSILONS:
@@ -112,7 +126,7 @@ def table3_runs(algorithm: str, runs: int, seed: int, calibration: str = "lemma1
             sigma, chosen = (lemma1_sigma(problem, graphs, epsilon) if calibration == "lemma1" else 1.0 / epsilon,
                              seeds)
         decisions = np.concatenate([
-            RUNS[algorithm](problem, graphs=graphs, sigma=sigma, iterations=ROUNDS,
+            published.run(problem, graphs=graphs, sigma=sigma, iterations=ROUNDS,
                             seeds=chosen[k:k + 20]).extras["decision"][:, ROUNDS]
             for k in range(0, len(chosen), 20)])  # x(T+1), in chunks: each run's noise is (T, n, d)
 
@@ -122,14 +136,14 @@ def table3_runs(algorithm: str, runs: int, seed: int, calibration: str = "lemma1
     return out
 
 
-def compare_to_table(algorithm: str, measured: Sequence[Accuracy]) -> list[dict[str, object]]:
+def compare_to_table(published: Published, measured: Sequence[Accuracy]) -> list[dict[str, object]]:
     """Each printed accuracy of Table III beside the measured mean and its 99 % interval. ``reproduced``: True when
     the printed value is within :data:`TOLERANCE` points of the mean and the interval's half-width is at most that;
     False when it is farther than the tolerance and outside the interval; None (too few runs) otherwise."""
     rows = []
     for accuracy in measured:
         for index, split in enumerate(("train", "test")):
-            printed = TABLE_III[algorithm][accuracy.epsilon][index]
+            printed = published.table3[accuracy.epsilon][index]
             mean = float(getattr(accuracy, split).mean())
             low, high = accuracy.interval(split)
             within = abs(printed - mean) <= TOLERANCE
@@ -183,7 +197,6 @@ def ordering_claim(measured: Sequence[Accuracy], level: float = 0.05) -> dict[st
 def fig6_pair(seed: int) -> tuple[OnlineProblem, OnlineProblem]:
     """(F, F′) of Fig. 6: 500 seeded images, one a round, T = 500; F′ replaces round 400's image by the first
     unused image of the other digit."""
-    from admmcheck.mechanisms.dpsda import change_one_round
     from admmcheck.problems.mnist import mnist_pair
 
     data = mnist_pair()
@@ -196,26 +209,26 @@ def fig6_pair(seed: int) -> tuple[OnlineProblem, OnlineProblem]:
     return change_one_round(problem, FIG6_CHANGED, data.features[other][None, :], data.labels[other][None])
 
 
-def table5(algorithm: str, runs: int, seed: int) -> list[dict[str, object]]:
+def table5(published: Published, runs: int, seed: int) -> list[dict[str, object]]:
     """Table V's |[x(400)]_1 − [x′(400)]_1| and the whole ‖x(t) − x′(t)‖ at t = 400 and 401, mean over ``runs``
     runs at Lemma 1's σ for each ε: paired (the same noise under F and F′) and independent (F′'s runs on other
     seeds). x(t) is committed before f_t is revealed (Alg. 1-2), so a paired x(400) cannot depend on f_400."""
     f0, f1 = fig6_pair(seed)
-    graphs = _graphs(algorithm, FIG6_ROUNDS, seed)
+    graphs = _graphs(published, FIG6_ROUNDS, seed)
     seeds = np.random.SeedSequence(seed).spawn(2 * runs)
     rows = []
     for epsilon in EPSILONS:
-        sigma = lemma1_sigma(f0, graphs, epsilon)
+        sigma = lemma1_sigma(f0, graphs, epsilon)  # the whole run's; the runs stop at x(401), all they need
         count = 1 if math.isinf(epsilon) else runs
 
         def decisions(problem: OnlineProblem, chosen) -> np.ndarray:  # x(400), x(401): (runs, 2, d)
             return np.concatenate([
-                RUNS[algorithm](problem, graphs=graphs, sigma=sigma, iterations=FIG6_ROUNDS,
-                                seeds=chosen[k:k + 4]).extras["decision"][:, FIG6_CHANGED - 1:FIG6_CHANGED + 1]
+                published.run(problem.prefix(FIG6_CHANGED), graphs=graphs, sigma=sigma, iterations=FIG6_CHANGED,
+                              seeds=chosen[k:k + 4]).extras["decision"][:, FIG6_CHANGED - 1:FIG6_CHANGED + 1]
                 for k in range(0, len(chosen), 4)])
         under_f = decisions(f0, seeds[:count])
         paired, independent = under_f - decisions(f1, seeds[:count]), under_f - decisions(f1, seeds[runs:runs + count])
-        rows.append({"epsilon": epsilon, "sigma": sigma, "printed": TABLE_V[algorithm].get(epsilon),
+        rows.append({"epsilon": epsilon, "sigma": sigma, "printed": published.table5.get(epsilon),
                      "paired_first_entry_400": float(np.abs(paired[:, 0, 0]).mean()),
                      "paired_norm_400": float(np.linalg.norm(paired[:, 0], axis=-1).mean()),
                      "paired_norm_401": float(np.linalg.norm(paired[:, 1], axis=-1).mean()),
@@ -224,46 +237,47 @@ def table5(algorithm: str, runs: int, seed: int) -> list[dict[str, object]]:
     return rows
 
 
-def fig6_audit(algorithm: str, runs: int, seed: int, epsilon: float = 1.0) -> dict[str, object]:
+def fig6_audit(published: Published, runs: int, seed: int, epsilon: float = 1.0) -> dict[str, object]:
     """The exact privacy loss L(o) = log p_F(o)/p_F′(o) of ``runs`` transcripts (every message h_i(t)) drawn under
-    F at Lemma 1's σ for ``epsilon`` (:func:`~admmcheck.mechanisms.dpsda.dpsda_privacy_loss`), and the largest
-    Σ_t ‖z(t; F) − z(t; F′)‖₁/σ over those histories, against Theorem 2/4's T·ε. Any transcript whose exact loss
-    exceeds T·ε refutes the pure claim (the loss is a density ratio, not an estimate)."""
-    from admmcheck.mechanisms.dpsda import DpsdaMechanism, dpsda_privacy_loss, worst_case_loss
-
+    F at Lemma 1's σ for ``epsilon`` (:func:`~admmcheck.privacy.dpsda.transcript_loss`), and the largest
+    Σ_t ‖z(t; F) − z(t; F′)‖₁/σ over those histories (:func:`~admmcheck.privacy.dpsda.history_gap`: no transcript
+    of that history can lose more), against Theorem 2/4's T·ε. Any transcript whose exact loss exceeds T·ε refutes
+    the pure claim (the loss is a density ratio, not an estimate)."""
     f0, f1 = fig6_pair(seed)
-    graphs = _graphs(algorithm, FIG6_ROUNDS, seed)
+    graphs = _graphs(published, FIG6_ROUNDS, seed)
     sigma = lemma1_sigma(f0, graphs, epsilon)
-    mechanism = DpsdaMechanism(graphs, sigma, FIG6_ROUNDS, push_sum=algorithm == "dpsda-ps")
     seeds = np.random.SeedSequence([seed, 6]).spawn(runs)
-    losses = np.concatenate([
-        dpsda_privacy_loss(mechanism, f0, f1, mechanism.released(mechanism.batch_run(f0, seeds[k:k + 4])))
-        .sum(axis=(1, 2)) for k in range(0, runs, 4)])
-    worst = max(worst_case_loss(mechanism, f0, f1, trials=min(4, runs), seed=seed + k) for k in range(max(1, runs // 4)))
+    losses, gaps = [], []
+    for k in range(0, runs, 4):  # each transcript is (T, n, d) = 25 MB
+        broadcast = published.run(f0, graphs=graphs, sigma=sigma, iterations=FIG6_ROUNDS,
+                                  seeds=seeds[k:k + 4]).extras["broadcast"]
+        losses.append(transcript_loss(f0, f1, graphs, published.directed, sigma, broadcast).sum(axis=(1, 2)))
+        gaps.append(history_gap(f0, f1, graphs, published.directed, broadcast) / sigma)
+    losses, worst = np.concatenate(losses), float(np.max(np.concatenate(gaps)))
     claim = FIG6_ROUNDS * epsilon
     return {"epsilon": epsilon, "sigma": sigma, "claim_epsilon": claim, "transcripts": runs,
             "loss_mean": float(losses.mean()), "loss_max": float(losses.max()), "worst_case_estimate": worst,
-            "verdict": "violation" if losses.max() > claim else "pass"}
+            "verdict": "violation" if losses.max() > claim or worst > claim else "pass"}
 
 
 def _percent(value: float) -> str:
     return f"{value:.2f}"
 
 
-def replicate(algorithm: str, runs: int = 50, seed: int = 0) -> Replication:
-    """Table III (scaled), its ordering claim, Table V and Fig. 6's audit for ``algorithm`` (dpsda-c or dpsda-ps):
+def replicate(published: Published, runs: int = 50, seed: int = 0) -> Replication:
+    """Table III (scaled), its ordering claim, Table V and Fig. 6's audit for ``published`` (:data:`DPSDA_C` or
+    :data:`DPSDA_PS`):
     ``runs`` noisy runs per ε for Table III, ``runs`` // 10 (at least 2) pairs for Table V and ``runs`` // 5 (at
     least 4) transcripts for the audit."""
-    if algorithm not in RUNS:
-        raise ValueError(f"algorithm {algorithm!r}: one of {', '.join(RUNS)}")
     if runs < 2:
         raise ValueError(f"runs={runs}: at least 2 noisy runs per epsilon")
-    measured = table3_runs(algorithm, runs, seed)
-    unit = table3_runs(algorithm, runs, seed, calibration="unit")
-    rows = compare_to_table(algorithm, measured)
+    algorithm = published.name
+    measured = table3_runs(published, runs, seed)
+    unit = table3_runs(published, runs, seed, calibration="unit")
+    rows = compare_to_table(published, measured)
     ordering = ordering_claim(measured)
-    pairs = table5(algorithm, max(2, runs // 10), seed)
-    audit = fig6_audit(algorithm, max(4, runs // 5), seed)
+    pairs = table5(published, max(2, runs // 10), seed)
+    audit = fig6_audit(published, max(4, runs // 5), seed)
     label = "non-private"
 
     def level(epsilon: float) -> str:
@@ -282,7 +296,7 @@ def replicate(algorithm: str, runs: int = 50, seed: int = 0) -> Replication:
         + (f"; {len(open_)} of {len(rows)} undecided (the 99% interval is wider than {TOLERANCE:g} points: more "
            "runs decide them)" if open_ else "") + f"; at sigma = 1/eps the test accuracy is {at_unit}",
         float(measured[1].test.mean()),
-        f"Table III's private accuracies are not reproduced: at Lemma 1's sigma (Theorem {2 if algorithm == 'dpsda-c' else 4}'s "
+        f"Table III's private accuracies are not reproduced: at Lemma 1's sigma (Theorem {published.theorem}'s "
         f"calibration) accuracy is near chance at every epsilon, at sigma = 1/eps it equals the non-private one"
         if missed else None)
     worst = next((c for c in ordering["comparisons"] if c["outcome"] == "contradicts"), None)
@@ -297,16 +311,16 @@ def replicate(algorithm: str, runs: int = 50, seed: int = 0) -> Replication:
         algorithm, "Table V: |x(400)_1 - x'(400)_1| shows the effect of f_400 (Fig. 6's neighbours)",
         "fail" if at_400 == 0 and moved else "pass",
         f"paired runs (the same noise under F and F'): ||x(400) - x'(400)|| = {at_400:g} at every epsilon, "
-        "as x(t) is committed before f_t is revealed (Alg. "
-        f"{1 if algorithm == 'dpsda-c' else 2}); the first effect is at t = 401: "
+        f"as x(t) is committed before f_t is revealed (Alg. {published.algorithm_number}); the first effect is at "
+        "t = 401: "
         + ", ".join(f"{level(r['epsilon'])} {r['paired_norm_401']:.3g}" for r in pairs)
-        + "; printed: " + ", ".join(f"{level(e)} {v:g}" for e, v in TABLE_V[algorithm].items()),
+        + "; printed: " + ", ".join(f"{level(e)} {v:g}" for e, v in published.table5.items()),
         at_400,
         "Table V compares x(400), which cannot depend on f_400: its differences measure the runs' own randomness"
         if at_400 == 0 and moved else None)
     fig6 = Decided(
         algorithm, f"Fig. 6 on MNIST (500 images, T = 500, f_400 changed): exact loss of the transcript within "
-                   f"Theorem {2 if algorithm == 'dpsda-c' else 4}'s T*epsilon at eps = 1 per round",
+                   f"Theorem {published.theorem}'s T*epsilon at eps = 1 per round",
         audit["verdict"],
         f"largest exact loss {audit['loss_max']:.4g} over {audit['transcripts']} transcripts, worst history "
         f"{audit['worst_case_estimate']:.4g}, vs claim {audit['claim_epsilon']:g} (sigma = {audit['sigma']:.4g})",

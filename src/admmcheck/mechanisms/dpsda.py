@@ -26,8 +26,11 @@ import numpy as np
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.audit.inputs.contract import BatchedRunMechanism
 from admmcheck.foundations.errors import InvalidConfiguration
+from admmcheck.privacy.dpsda import history_gap, transcript_loss
 from admmcheck.problems.graph_sequences import GraphSequence
-from admmcheck.problems.online import OnlineProblem
+from admmcheck.problems.online import OnlineProblem, change_one_round
+
+__all__ = ["DpsdaMechanism", "change_one_round", "dpsda_privacy_loss", "released_round", "worst_case_loss"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,41 +64,11 @@ class DpsdaMechanism(BatchedRunMechanism):
         return run.extras["broadcast"]
 
 
-def change_one_round(problem: OnlineProblem, round_: int, features: np.ndarray, targets: np.ndarray
-                     ) -> tuple[OnlineProblem, OnlineProblem]:
-    """(F, F′) of Definition 1: f_{round} replaced by the function of ``features``/``targets``."""
-    if not 1 <= round_ <= problem.rounds:
-        raise InvalidConfiguration(f"round {round_} does not exist (1..{problem.rounds})")
-    a, b = problem.features.copy(), problem.targets.copy()
-    a[round_ - 1], b[round_ - 1] = features, targets
-    return problem, OnlineProblem(a, b, problem.loss, problem.radius, problem.set_kind, problem.nodes)
-
-
 def released_round(t0: int, iterations: int) -> bool:
     """Whether changing f_t0 can move a message of a run of T = ``iterations`` rounds: f_t0's gradient
     first enters z(t0+1) ((12), (20)), broadcast as h(t0+1) (11) only when t0 + 1 <= T, so f_T
     (and any later f_t) influences nothing released."""
     return 1 <= t0 < iterations
-
-
-def _centres(mechanism: DpsdaMechanism, problem: OnlineProblem, broadcast: np.ndarray) -> np.ndarray:
-    """z_i(t; F) for t = 1..T implied by the transcript (trials, T, n, d)."""
-    trials, T, n, d = broadcast.shape
-    centres = np.zeros_like(broadcast)
-    z = np.zeros((trials, n, d))
-    w = np.ones((trials, n))
-    for t in range(1, T + 1):
-        centres[:, t - 1] = z
-        if t == 1:
-            y = np.zeros_like(z)  # y_i(1) = Π^ψ(0) = 0
-        else:
-            y = problem.project(-z / (w[..., None] if mechanism.push_sum else 1.0) / np.sqrt(t - 1))
-        u = problem.gradient(t, y) * problem.block_mask
-        mixing = mechanism.graphs.at(t)
-        z = n * u + np.einsum("ij,sjd->sid", mixing, broadcast[:, t - 1])
-        if mechanism.push_sum:
-            w = w @ mixing.T
-    return centres
 
 
 def dpsda_privacy_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem,
@@ -105,9 +78,7 @@ def dpsda_privacy_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineP
         raise InvalidConfiguration(f"{mechanism.name} takes no Laplace scale sigma: its exact loss is not DPSDA's")
     if mechanism.sigma <= 0:
         raise InvalidConfiguration("with sigma = 0 (epsilon = inf) the messages are deterministic: no density ratio")
-    broadcast = np.asarray(broadcast, dtype=np.float64)
-    c0, c1 = _centres(mechanism, f0, broadcast), _centres(mechanism, f1, broadcast)
-    return (np.abs(broadcast - c1) - np.abs(broadcast - c0)).sum(axis=-1) / mechanism.sigma
+    return transcript_loss(f0, f1, mechanism.graphs, mechanism.push_sum, mechanism.sigma, broadcast)
 
 
 def worst_case_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem, trials: int = 200,
@@ -118,6 +89,5 @@ def worst_case_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProb
     (a lower estimate of the supremum that is exact when the changed round is the last one
     whose effect the horizon sees, e.g. t0 = T − 1)."""
     run = mechanism.batch_run(f0, np.random.SeedSequence(seed).spawn(trials))
-    broadcast = run.extras["broadcast"]
-    gap = np.abs(_centres(mechanism, f0, broadcast) - _centres(mechanism, f1, broadcast)).sum(axis=(2, 3))
-    return float(np.max(gap.sum(axis=1)) / mechanism.sigma)
+    return float(np.max(history_gap(f0, f1, mechanism.graphs, mechanism.push_sum, run.extras["broadcast"]))
+                 / mechanism.sigma)

@@ -111,3 +111,43 @@ def dpsda_claims(problem: OnlineProblem, graphs: GraphSequence, epsilon: float, 
     regret_constant = head + 2 * (L + math.sqrt(n) * D * G) * math.sqrt(tail)
     total = math.inf if math.isinf(epsilon) else rounds * epsilon
     return DpsdaClaims(name, epsilon, sensitivity, sigma, total, constants, regret_constant, preconditions)
+
+
+def message_centres(problem: OnlineProblem, graphs: GraphSequence, push_sum: bool, broadcast: np.ndarray) -> np.ndarray:
+    """z_i(t; F) for t = 1..T implied by the transcript ``broadcast`` (trials, T, n, d) of messages h_i(t), with
+    noise-free gradients: z_i(1) = 0, y_i(t) = Π^ψ(z_i(t)[/w_i(t)], α(t−1)), z_i(t+1) = n E_i ∂_i f_t(y_i(t)) +
+    Σ_j W(t)_ij h_j(t) ((12)-(13); (20)-(22) with ``push_sum``)."""
+    trials, T, n, d = broadcast.shape
+    centres = np.zeros_like(broadcast)
+    z = np.zeros((trials, n, d))
+    w = np.ones((trials, n))
+    for t in range(1, T + 1):
+        centres[:, t - 1] = z
+        if t == 1:
+            y = np.zeros_like(z)  # y_i(1) = Π^ψ(0) = 0
+        else:
+            y = problem.project(-z / (w[..., None] if push_sum else 1.0) / np.sqrt(t - 1))
+        u = problem.gradient(t, y) * problem.block_mask
+        mixing = graphs.at(t)
+        z = n * u + np.einsum("ij,sjd->sid", mixing, broadcast[:, t - 1])
+        if push_sum:
+            w = w @ mixing.T
+    return centres
+
+
+def transcript_loss(f0: OnlineProblem, f1: OnlineProblem, graphs: GraphSequence, push_sum: bool, sigma: float,
+                    broadcast: np.ndarray) -> np.ndarray:
+    """The exact privacy loss log p_F(o)/p_F′(o) per round and node (trials, T, n) of transcripts ``broadcast``
+    (trials, T, n, d) whose messages carry Laplace noise of scale ``sigma`` (11):
+    Σ_k (|h_i^k(t) − z_i^k(t; F′)| − |h_i^k(t) − z_i^k(t; F)|) / σ."""
+    broadcast = np.asarray(broadcast, dtype=np.float64)
+    c0, c1 = message_centres(f0, graphs, push_sum, broadcast), message_centres(f1, graphs, push_sum, broadcast)
+    return (np.abs(broadcast - c1) - np.abs(broadcast - c0)).sum(axis=-1) / sigma
+
+
+def history_gap(f0: OnlineProblem, f1: OnlineProblem, graphs: GraphSequence, push_sum: bool,
+                broadcast: np.ndarray) -> np.ndarray:
+    """Σ_t ‖z(t; F) − z(t; F′)‖₁ for each history in ``broadcast`` (trials,): divided by σ, the largest loss any
+    transcript with that history can have (each message's term is at most its centres' distance over σ)."""
+    c0, c1 = message_centres(f0, graphs, push_sum, broadcast), message_centres(f1, graphs, push_sum, broadcast)
+    return np.abs(c0 - c1).sum(axis=(1, 2, 3))

@@ -18,7 +18,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from admmcheck.foundations.errors import InvalidProblem
+from admmcheck.foundations.errors import InvalidConfiguration, InvalidProblem
 from admmcheck.foundations.validation import positive_int
 
 
@@ -157,3 +157,13 @@ def online_classification(features: np.ndarray, labels: np.ndarray, rounds: int,
     order = np.concatenate([rng.permutation(len(labels)) for _ in range(-(-need // len(labels)))])[:need]
     return OnlineProblem(features[order].reshape(rounds, batch, -1), labels[order].reshape(rounds, batch),
                          "logistic", radius, "ball", nodes)
+
+
+def change_one_round(problem: OnlineProblem, round_: int, features: np.ndarray, targets: np.ndarray
+                     ) -> tuple[OnlineProblem, OnlineProblem]:
+    """(F, F′) of Definition 1 of the DPSDA paper: f_{round} replaced by the function of ``features``/``targets``."""
+    if not 1 <= round_ <= problem.rounds:
+        raise InvalidConfiguration(f"round {round_} does not exist (1..{problem.rounds})")
+    a, b = problem.features.copy(), problem.targets.copy()
+    a[round_ - 1], b[round_ - 1] = features, targets
+    return problem, OnlineProblem(a, b, problem.loss, problem.radius, problem.set_kind, problem.nodes)
