@@ -51,7 +51,9 @@ def _dual_averaging(context: RunContext, graphs: GraphSequence, sigma: float, gr
     sigma = real("sigma", sigma, minimum=0.0, strict=False)
     gradient_noise = real("gradient_noise", gradient_noise, minimum=0.0, strict=False)
     laplace = per_trial(context.start.rngs, lambda rng: rng.laplace(0.0, 1.0, size=(T, n, d)))
-    gaussian = per_trial(context.start.rngs, lambda rng: rng.standard_normal(size=(T, n, d)))
+    # the gradient errors are each trial's last draw: with nu = 0 they are not drawn, and nothing else changes
+    gaussian = per_trial(context.start.rngs, lambda rng: rng.standard_normal(size=(T, n, d))) if gradient_noise \
+        else np.zeros((1, T, 1, 1))
     trials = laplace.shape[0]
     broadcast = np.empty((trials, T, n, d))
     decision = np.zeros((trials, T + 1, d))
