@@ -522,6 +522,8 @@ def _replicated(report: Report, experiment: Replicable, profile: Profile, seed: 
     rows = [check for check in result.checks if check.algorithm in algorithms]
     if experiment.data not in report.data:
         report.data.append(experiment.data)
+    if result.figure is not None:
+        report.figures[f"replication_{experiment.name}"] = result.figure
     for check in rows:
         report.add(Verdict(check.algorithm, check.check, check.verdict, check.detail, command + " (field checks)",
                            check.value, {"experiment": experiment.name}), (time.perf_counter() - started) / len(rows))

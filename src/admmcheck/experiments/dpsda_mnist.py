@@ -29,6 +29,7 @@ from scipy import stats
 
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.experiments.replication import Decided, Replication
+from admmcheck.foundations.figures import XY
 from admmcheck.problems.graph_sequences import GraphSequence, random_sequence
 from admmcheck.privacy.dpsda import history_gap, transcript_loss
 from admmcheck.problems.online import OnlineProblem, change_one_round, online_classification
@@ -332,6 +333,15 @@ def replicate(published: Published, runs: int = 50, seed: int = 0) -> Replicatio
                "epsilons": "inf, 1, 0.5, 0.2 per round; sigma = Delta/eps (Lemma 1)",
                "fig6": f"{FIG6_SAMPLES} images, |D_t| = 1, T = {FIG6_ROUNDS}, f_{FIG6_CHANGED} replaced by an image "
                        "of the other digit", "runs": runs, "seed": seed}
+    private = [a.epsilon for a in measured if not math.isinf(a.epsilon)]
+    figure = XY(title=f"{algorithm} on MNIST 6 vs 8 (scaled Table III): test accuracy against epsilon, mean of {runs} "
+                      "runs", xlabel="epsilon per round", ylabel="test accuracy (%)", algorithms=[algorithm], series={
+                          "printed (Table III)": {"x": private, "y": [published.table3[e][1] for e in private]},
+                          "measured, Lemma 1's sigma": {"x": private, "y": [float(a.test.mean()) for a in measured
+                                                                            if not math.isinf(a.epsilon)]},
+                          "measured, sigma = 1/eps": {"x": private, "y": [float(a.test.mean()) for a in unit
+                                                                          if not math.isinf(a.epsilon)]},
+                          "non-private (measured)": {"x": private, "y": [float(measured[0].test.mean())] * len(private)}})
     return Replication(f"{algorithm}-mnist", setting, (table, order, table_v, fig6), {
         "table3": rows, "table3_sigma_one_over_epsilon": [a.as_dict() for a in unit], "ordering": ordering,
-        "table5": pairs, "fig6_audit": audit})
+        "table5": pairs, "fig6_audit": audit}, figure)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Mapping
 
+from admmcheck.foundations.figures import Figure
 from admmcheck.foundations.results import Result
 
 VERDICTS = ("pass", "fail", "violation", "inconclusive")
@@ -37,7 +38,7 @@ class Decided:
 @dataclass(frozen=True)
 class Replication(Result):
     """The rerun experiment ``name``: its ``setting`` (every choice the paper leaves open, said), the ``checks``
-    decided on it and the ``measured`` numbers."""
+    decided on it, the ``measured`` numbers and the paper's ``figure`` redrawn from them (for the report)."""
 
     kind: ClassVar[str] = "replication"
 
@@ -45,6 +46,7 @@ class Replication(Result):
     setting: Mapping[str, object]
     checks: tuple[Decided, ...]
     measured: Mapping[str, object] = field(default_factory=dict)
+    figure: Figure | None = field(default=None, repr=False)
 
     @property
     def outcome(self) -> str:
