@@ -103,12 +103,15 @@ def test_a_leak_below_the_floor_passes_with_a_note_that_says_so_and_one_above_it
     assert floor["level"] == best["level"] and floor["bounding_samples"] == min(best["n"]) == 85_000
     assert floor["probability"] == leak_floor(85_000, best["level"] / 2, 1.0, 1e-5)
     assert result.verdict == "no-violation-found" and floor["probability"] > 1e-4
-    assert any(f"below {floor['probability']:.2g}" in note for note in result.notes)
+    # the caveat stands beside the verdict (issue 64), not among the notes
+    assert [f"below {floor['probability']:.2g}" in caveat for caveat in result.caveats] == [True]
+    assert not any("would not be refuted" in note for note in result.notes)
+    assert result.lines()[1].startswith("  caveat: a leak confined to events of probability below ")
     found = _audit("laplace_rare_leak", "scalar_pair", 1.0, 1e-5, samples=300_000, seed=0)
     assert found.verdict == "violation" and found.leak_floor["probability"] < 1e-3
-    assert not any("would not be refuted" in note for note in found.notes)
+    assert found.caveats == () and not any("would not be refuted" in note for note in found.notes)
     hopeless = _audit("laplace", "scalar_pair", 8.0, samples=400, seed=0)  # e^8 times 0 counts' bound at 200 > 1
-    assert hopeless.leak_floor["probability"] == 1.0 and any("no event" in note for note in hopeless.notes)
+    assert hopeless.leak_floor["probability"] == 1.0 and any("no event" in caveat for caveat in hopeless.caveats)
 
 
 def test_the_error_probability_is_split_among_the_events_and_each_bound_uses_its_share():
@@ -340,7 +343,7 @@ def test_cli_audit_json_contract_and_exit_status(capsys):
     assert out["verdict"] == "violation" and out["p_d0"]["n"] == 17_000  # 15 % of 20,000 chose the events
     assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
                  "--epsilon", "1", "--samples", "5000", "--workers", "2"]) == 0
-    assert "no-violation-found" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("no violation found: epsilon >= ")  # the verdict in words (issue 64)
     assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair"]) == 2
     assert "--epsilon is required" in capsys.readouterr().err
     assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:raises", "--neighbors", f"{MECHANISMS}:scalar_pair",

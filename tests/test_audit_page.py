@@ -9,12 +9,14 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pytest
 from system import needs
 
 from admmcheck.cli import main
 from admmcheck.report.audit_page import render_audit_page
 
 CHROMIUM = shutil.which("chromium")
+MECHANISMS = str(Path(__file__).resolve().parent / "mechanisms.py")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 CLAIM = "(claimed epsilon = 1, delta = 0)</span>"
@@ -34,6 +36,16 @@ def _common(**fields) -> dict:
     return summary
 
 
+def _numeric(d0: list[int], d1: list[int]) -> dict:
+    """A numeric histogram as the auditor writes it: equal bins from -3 to 4, the first and last counts of each side
+    the overflow beyond them, densities count / (samples x width)."""
+    edges = [float(e) for e in range(-3, 5)]
+    return {"kind": "numeric", "score": "x0[1]", "edges": edges, "width": 1.0, "d0": d0[1:-1], "d1": d1[1:-1],
+            "density": {"d0": [c / sum(d0) for c in d0[1:-1]], "d1": [c / sum(d1) for c in d1[1:-1]]},
+            "overflow": {"below": [d0[0], d1[0]], "above": [d0[-1], d1[-1]]}, "samples": [sum(d0), sum(d1)],
+            "threshold": 2.75, "above": True, "split": "bounding"}
+
+
 def violation() -> dict:
     """The event never happened under d1 in the samples counted, so the point estimate is infinite."""
     return _common(
@@ -49,10 +61,7 @@ def violation() -> dict:
                      "n": [17000, 17000], "epsilon_lower_bound": 0.0, "level": 0.0041667}],
         mechanism="dp-sharing", seed=7, reproducible=True,
         randomness={"requested": "auto", "mode": "seeded", "reason": "the mechanism takes a seed"},
-        histogram={"kind": "numeric", "score": "x0[1]", "edges": [float(e) for e in range(-4, 6)],
-                   "d0": [10, 300, 2000, 5000, 4000, 1500, 4000, 180, 10],
-                   "d1": [5, 800, 4000, 6500, 4000, 1695, 0, 0, 0],
-                   "threshold": 2.75, "above": True, "split": "bounding"},
+        histogram=_numeric([10, 300, 2000, 5000, 4000, 1500, 4000, 180, 10], [5, 800, 4000, 6500, 4000, 1695, 0, 0, 0]),
         command="admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000",
         theorem={"beta": 1.34, "holds": True})
 
@@ -87,7 +96,7 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     assert 'class="verdict violation"' in html
     assert "point estimate: infinite — d1 produced no output in this event in the 17000 samples counted" in html
     assert "support mismatch" not in html  # a zero count is not evidence that d1 cannot give the output
-    assert "not a proof" in html[html.index('class="caveat"'):html.index('id="event"')]
+    assert 'class="caveat"' not in html and "not a proof" not in html  # the caveat of "no violation found" only
     assert "x0[1] &gt; 2.75 &lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold</b>" not in html
     assert ">4321<" in html and ">0<" in html and "[0.2478, 0.2607]" in html
     assert "delta ≥ 0.0123" in html
@@ -99,7 +108,8 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     assert "<code>admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000</code>" in html
     assert "<th>seed</th><td>7</td>" in html and "reproducible: yes" in html
     assert "will not give the same samples" not in html
-    assert "first 20 entries of 30" in html and "&#34;x19&#34;" in html and "&#34;x20&#34;" not in html
+    assert "the first 20 parts of 30" in html and "<td>x19</td><td>2</td>" in html and "<td>x20</td>" not in html
+    assert "&#34;" not in html  # what the mechanism returns is a table in words, no raw JSON
     assert html.index('id="candidates"') < html.index('id="samples"') < html.index('id="reproducibility"')
 
 
@@ -168,7 +178,7 @@ def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsy
     stored = json.loads((folder / "audit.json").read_text())
     assert stored["verdict"] == printed["verdict"] == "violation"
     assert stored["command"] == "admmcheck " + " ".join(args) and stored["versions"]["numpy"] == np.__version__
-    assert sum(stored["histogram"]["d0"]) == stored["p_d0"]["n"]  # the picture counts the bounding split
+    assert stored["histogram"]["kind"] == "categorical" and sum(stored["histogram"]["d0"]) == stored["p_d0"]["n"]
     url = (folder / "audit.html").resolve().as_uri()
     profile = ["--user-data-dir=" + str(tmp_path / "chromium-profile")]
     dom = subprocess.run([CHROMIUM, *FLAGS, *profile, "--dump-dom", url], capture_output=True, text=True,
@@ -176,7 +186,7 @@ def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsy
     for section in SECTIONS:
         assert f'id="{section}"' in dom
     assert dom.count('src="data:image/png;base64,') == 2  # the histogram and the (epsilon, delta) curve
-    assert 'class="caveat"' in dom and "not a proof" in dom
+    assert 'class="caveat"' not in dom and "not a proof" not in dom  # a violation is no "no violation found"
     assert "output kind in" in dom and "infinite" in dom
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *FLAGS, *profile, "--window-size=1200,1600", f"--screenshot={shot}", url],
@@ -186,3 +196,35 @@ def test_audit_page_of_a_real_audit_renders_in_headless_chromium(tmp_path, capsy
     pixels = imread(shot)
     assert pixels.shape[0] == 1600 and pixels.shape[1] == 1200
     assert (pixels[..., :3] < 0.5).mean() > 0.01  # text and the figure drawn, not a blank page
+
+
+@needs("chromium")
+def test_a_numeric_histogram_is_densities_over_equal_bins_with_the_threshold_as_a_line(tmp_path, capsys):
+    """Issue 64: the histogram of a scalar Laplace audit that finds no violation. Its figure data (audit.json): equal
+    bins over the bulk of both samples, the threshold inside the drawn range and on no edge, densities that with the
+    overflow beyond the range integrate to 1 for each side, the counts those of the bounding split, and the axis the
+    output itself. The page, in Chromium, puts both caveats of a "no violation found" in the verdict's box."""
+    folder = tmp_path / "report"
+    assert main(["audit", "code", "--mechanism", f"{MECHANISMS}:laplace", "--neighbors", f"{MECHANISMS}:scalar_pair",
+                 "--epsilon", "1", "--samples", "5000", "--workers", "2", "--seed", "3", "--report", str(folder),
+                 "--json"]) == 0
+    stored = json.loads((folder / "audit.json").read_text())
+    figure = stored["histogram"]
+    edges = np.asarray(figure["edges"])
+    assert figure["kind"] == "numeric" and figure["score"] == "the output" and len(edges) == 41
+    assert np.allclose(np.diff(edges), figure["width"], rtol=1e-9, atol=0)
+    assert edges[0] < figure["threshold"] < edges[-1] and np.min(np.abs(edges - figure["threshold"])) > 1e-3
+    for k, side in enumerate(("d0", "d1")):
+        overflow = figure["overflow"]["below"][k] + figure["overflow"]["above"][k]
+        n = figure["samples"][k]
+        assert n == stored["p_" + side]["n"] == sum(figure[side]) + overflow
+        assert sum(np.asarray(figure["density"][side]) * figure["width"]) + overflow / n == pytest.approx(1, abs=1e-12)
+        assert overflow / n < 0.02  # the drawn range holds the bulk
+    assert stored["verdict"] == "no-violation-found" and len(stored["caveats"]) == 1
+    dom = subprocess.run([CHROMIUM, *FLAGS, "--user-data-dir=" + str(tmp_path / "profile"), "--dump-dom",
+                          (folder / "audit.html").resolve().as_uri()], capture_output=True, text=True, timeout=60,
+                         check=True).stdout
+    box = dom[dom.index('class="caveat"'):dom.index('id="event"')]
+    assert "not a proof" in box and "This audit: a leak confined to events of probability below" in box
+    assert "Notes:" not in dom or "a leak confined" not in dom[dom.index("Notes:"):]
+    assert "<td>output</td><td>a number</td>" in dom

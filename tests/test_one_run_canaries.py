@@ -103,6 +103,10 @@ def test_report_writes_the_one_run_page_of_third_party_training(records, capsys,
     assert json.loads((tmp_path / "page" / "audit.json").read_text()) == out and out["train"].endswith("sum_for_eight")
     html = (tmp_path / "page" / "audit.html").read_text()
     assert "admmcheck one-run audit: " in html and out["train"] in html and "--canaries 100" in out["command"]
+    assert "<th>canaries drawn from</th><td>uniform directions on the unit sphere (unit-ball)</td>" in html  # issue 64
+    assert out["verdict"] != "violation" or "not a proof" not in html
+    notes = html.split('<section id="verdict">')[1].split("</section>")[0]
+    assert ">=" not in notes and "&gt;=" not in notes and "≥" in notes  # one spelling of the symbols on the page
 
 
 def test_the_same_seed_gives_the_same_audit_and_runs_pool(records, capsys):

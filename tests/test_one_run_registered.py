@@ -113,7 +113,11 @@ def test_report_writes_the_one_run_page_with_the_scores_the_guesses_and_the_comm
     guesses = html.split('<section id="guesses">')[1].split("</section>")[0]
     assert guesses.count("<tr") == len(stored["guesses"]) + 1 and guesses.count('class="deciding"') == 1
     assert "<th>claim from</th><td>ADMM-sharing Lemma 1, Theorem 1, Corollary 1 (11)</td>" in html
-    assert 'class="verdict violation"' in html and "not a proof of privacy" in html
+    assert 'class="verdict violation"' in html and "not a proof of privacy" not in html  # that caveat: no violation
+    game = html.split('<section id="game">')[1]
+    assert "<th>canaries drawn from</th><td>records (x, y): x a uniform direction on the unit sphere" not in game
+    assert "<th>canaries drawn from</th><td>unit rows of one party&#39;s block D_m, with a label" in game
+    assert "epsilon &gt;=" not in html and "&gt;=" not in html.split('<section id="verdict">')[1].split("</section>")[0]
     included, excluded = len(stored["scores"]["included"]), len(stored["scores"]["excluded"])
     assert f"{included} canaries included, {excluded} excluded" in html
     assert (folder / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and html.count("data:image/png;base64,") == 1

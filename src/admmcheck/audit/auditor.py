@@ -281,9 +281,7 @@ def _conclude(drawn: _Drawn, claim: Claim, alpha: float, confidence: float, sele
     """Bound the chosen events and the curve on what was counted; the deciding event's layout, kinds and histogram,
     and the notes that qualify the verdict."""
     outcome = _bound(drawn.chosen, drawn.counts, claim, alpha, selection, drawn.complete)
-    outcome["leak_floor"] = _leak_floor(outcome, claim)
-    if outcome["verdict"] == "no-violation-found":
-        outcome["notes"] += (_leak_note(outcome["leak_floor"]),)
+    outcome["leak_floor"] = _leak_floor(outcome, claim)  # a no-violation verdict's caveat (AuditResult.caveats)
     outcome["curve"] = bound_curve(drawn.curve_sets, claim, confidence)
     outcome["notes"] += outcome["curve"].notes(outcome["verdict"])
     pair, index = outcome.pop("deciding")
@@ -317,18 +315,11 @@ def _leak_floor(outcome: dict[str, Any], claim: Claim) -> dict[str, object]:
             "samples per side at this level; a leak confined to rarer events cannot be refuted by this audit"}
 
 
-def _leak_note(floor: dict[str, object]) -> str:
-    """What a "no violation found" cannot speak for: leaks rarer than the audit's :func:`_leak_floor`."""
-    rarer = (f"a leak confined to events of probability below {floor['probability']:.2g} under one dataset (never "
-             "given by the other) would not be refuted at its expected count" if floor["probability"] < 1 else
-             "no event, however likely under one dataset and never given by the other, could refute the claim")
-    return (f"{rarer} with {floor['bounding_samples']} bounding samples per side, even one known in advance at this "
-            "audit's best level: rarer leaks need more samples")
-
-
 def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,
                histograms: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]]) -> dict[str, object]:
-    """The two laws along the deciding event's score on the bounding split, for the audit page."""
+    """The two laws along the deciding event's score on the bounding split, for the audit page: for a numeric score,
+    the counts in equal bins, their densities (count / (samples × width): with the overflow beyond the drawn range
+    below and above, each side's densities integrate to 1), and the threshold, which is never an edge."""
     event = [e for p, e in chosen if p == pair][index]
     edges, d0, d1 = histograms[(pair, index)]
     if event.labels:
@@ -337,7 +328,15 @@ def _histogram(chosen: list[tuple[int, Event]], pair: int, index: int,
             labels[-1] += " (and the rest)"
         return {"kind": "categorical", "score": event.axis, "labels": labels, "d0": d0.tolist(), "d1": d1.tolist(),
                 "in_event": [bool(j < event.threshold) for j in range(len(labels))], "split": "bounding"}
-    return {"kind": "numeric", "score": event.axis, "edges": edges.tolist(), "d0": d0.tolist(), "d1": d1.tolist(),
+    inner = edges[1:-1]  # equal bins (histogram_edges); the open end bins are the overflow
+    width = float(inner[1] - inner[0])
+    totals = [max(int(side.sum()), 1) for side in (d0, d1)]
+    return {"kind": "numeric", "score": event.axis, "edges": inner.tolist(), "width": width,
+            "d0": d0[1:-1].tolist(), "d1": d1[1:-1].tolist(),
+            "density": {name: (side[1:-1] / (total * width)).tolist()
+                        for name, side, total in (("d0", d0, totals[0]), ("d1", d1, totals[1]))},
+            "overflow": {"below": [int(d0[0]), int(d1[0])], "above": [int(d0[-1]), int(d1[-1])]},
+            "samples": [int(d0.sum()), int(d1.sum())],
             "threshold": event.threshold, "above": event.above, "split": "bounding"}
 
 

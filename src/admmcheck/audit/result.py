@@ -126,11 +126,20 @@ class AuditResult(Result):
             "privacy_curve": self.curve.as_dict() if self.curve is not None else None,
             **({"sequential": self.sequential} if self.sequential is not None else {}),
             **({"leak_floor": self.leak_floor} if self.leak_floor is not None else {}),
+            "caveats": list(self.caveats),
         }
 
     @property
     def outcome(self) -> str:
         return "failed" if self.verdict == "violation" else "passed"
+
+    @property
+    def caveats(self) -> tuple[str, ...]:
+        """What qualifies the verdict, said beside it: a "no violation found" cannot speak for leaks rarer than the
+        audit's leak floor (:func:`leak_note`)."""
+        if self.verdict == "violation" or self.leak_floor is None:
+            return ()
+        return (leak_note(self.leak_floor),)
 
     @property
     def strict(self) -> bool:
@@ -142,8 +151,8 @@ class AuditResult(Result):
         """The verdict and the bound on the claim's parameter, with the claim (and how it follows from the theorem's:
         ``claim_used``)."""
         claimed = self.claim.claimed() + (f": {claim_used}" if claim_used else "")
-        return (f"{self.verdict}: {self.claim.parameter} {'>' if self.strict else '>='} {self.claim_lower_bound:.4f} "
-                f"with confidence {self.confidence} ({claimed})")
+        return (f"{VERDICT_WORDS[self.verdict]}: {self.claim.parameter} {'>' if self.strict else '>='} "
+                f"{self.claim_lower_bound:.4f} with confidence {self.confidence} ({claimed})")
 
     def evidence_lines(self) -> list[str]:
         """The deciding event and its counts, the search and the sequential test that led to it."""
@@ -191,4 +200,19 @@ class AuditResult(Result):
         return out + [f"  note: {note}" for note in self.notes]
 
     def lines(self) -> list[str]:
-        return [self.headline(), *self.evidence_lines(), *self.sampling_lines()]
+        return [self.headline(), *(f"  caveat: {caveat}" for caveat in self.caveats), *self.evidence_lines(),
+                *self.sampling_lines()]
+
+
+#: How a verdict is written in words (the JSON keeps its token): on the command line and on the pages alike
+VERDICT_WORDS = {"violation": "violation", "no-violation-found": "no violation found"}
+
+
+def leak_note(floor: dict[str, object]) -> str:
+    """What a "no violation found" cannot speak for: leaks rarer than the audit's leak floor (``floor``, the
+    ``leak_floor`` of its JSON)."""
+    rarer = (f"a leak confined to events of probability below {floor['probability']:.2g} under one dataset (never "
+             "given by the other) would not be refuted at its expected count" if floor["probability"] < 1 else
+             "no event, however likely under one dataset and never given by the other, could refute the claim")
+    return (f"{rarer} with {floor['bounding_samples']} bounding samples per side, even one known in advance at this "
+            "audit's best level: rarer leaks need more samples")

@@ -171,6 +171,8 @@ def run_mechanism_canary_audit(config: MechanismCanaryAudit, progress: bool = Fa
     released, isolation = play(Source(obj=auditable.mechanism), SlotRuns(capability, base, game),
                                game.runs + capability.reference_run(auditable.mechanism), config.settings, progress)
     context = {"mechanism": spec.name, "placement": str(placement), **auditable.summary}
+    if getattr(capability, "domain", None):  # what the family's canaries are, in words (for the page's game)
+        context["canary_domain"] = capability.domain
     scores = capability.score(released, game, base, auditable.mechanism)
     return conclude(scores, game, auditable.claimed, config.settings,
                     capability.score_name(auditable.mechanism), started, context, isolation)

@@ -59,6 +59,8 @@ class Canaries:
     scores (:meth:`score_name` says how); ``owner`` names what owns a slot."""
 
     owner = "node"
+    #: what a canary is, in words (the one-run page's game says it)
+    domain: str
 
     def reference_run(self, mechanism: Any) -> bool:
         """Whether :meth:`score` reads run R, the reference run whose slots all hold their default."""
@@ -94,6 +96,7 @@ def _directions(rng: np.random.Generator, count: int, width: int) -> np.ndarray:
 
 
 class ConsensusCanaries(Canaries):
+    domain = "records (x, y): x a uniform direction on the unit sphere, y = +1 or -1; an empty slot holds (0, y)"
     """The consensus papers' records (see the module's description)."""
 
     def reference_run(self, mechanism: Any) -> bool:
@@ -152,6 +155,7 @@ class ConsensusCanaries(Canaries):
 
 
 class SharingCanaries(Canaries):
+    domain = "unit rows of one party's block D_m, with a label; an empty slot holds e_1"
     """DP sharing's rows (see the module's description)."""
 
     owner = "party"

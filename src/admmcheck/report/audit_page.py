@@ -17,6 +17,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
+from admmcheck.audit.result import VERDICT_WORDS
 from admmcheck.audit.sequential import strict_bound
 from admmcheck.audit.statistics.estimators import ESTIMATORS, TWO_INTERVALS
 from admmcheck.report.model import Reproducible
@@ -50,8 +51,9 @@ figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; 
 <section id="verdict">
 <p class="verdict {{ s.verdict }}">{{ headline }} <span class="claim">({{ claim }})</span></p>
 <p class="estimate">{{ estimate }}</p>
-{% for finding in s.get("findings", ()) %}<p class="finding"><b>Finding:</b> {{ finding }}</p>
-{% endfor %}<p class="caveat">{{ caveat }}</p>
+{% for finding in s.get("findings", ()) %}<p class="finding"><b>Finding:</b> {{ finding|symbols }}</p>
+{% endfor %}{% if s.verdict != "violation" %}<div class="caveat"><p>{{ caveat }}</p>
+{% for caveat in s.get("caveats", ()) %}<p>This audit: {{ caveat|symbols }}.</p>{% endfor %}</div>{% endif %}
 </section>
 <section id="event">
 <h2>Claim and deciding event</h2>
@@ -131,9 +133,11 @@ every point of the curve and every epsilon bound hold together at {{ percent }} 
 <p>Asked for {{ s.samples }} samples per side; wall time {{ "%.1f"|format(s.wall_time_s) }} s;
 {% if s.complete %}complete.{% else %}cut short by the time budget: the bounds use the samples drawn.{% endif %}</p>
 <p>Multiplicity: {{ s.multiplicity.intervals }} intervals, {{ s.multiplicity.method }}</p>
-{% if s.notes %}<ul>{% for note in s.notes %}<li>{{ note }}</li>{% endfor %}</ul>{% endif %}
-<p>Output layout{% if layout_more %} (first {{ layout_shown }} entries of {{ layout_shown + layout_more }}){% endif %}:</p>
-<pre>{{ layout }}</pre>
+{% if s.notes %}<p>Notes:</p><ul>{% for note in s.notes %}<li>{{ note|symbols }}</li>{% endfor %}</ul>{% endif %}
+<p>What the mechanism returns{% if layout_more %} (the first {{ layout_shown }} parts of {{ layout_shown + layout_more }}){% endif %}:</p>
+<table><tr><th>part</th><th>shape</th><th>details</th></tr>
+{% for part in layout %}<tr><td>{{ part.name }}</td><td>{{ part.shape }}</td><td>{{ part.details }}</td></tr>
+{% endfor %}</table>
 </section>
 <section id="reproducibility">
 <h2>Reproducibility</h2>
@@ -181,8 +185,26 @@ def bound_of(s: dict) -> dict[str, object]:
     return s.get("lower_bound") or {"parameter": "epsilon", "value": s["epsilon_lower_bound"]}
 
 
+def symbols(text: str) -> str:
+    """``text`` written for the command line (">=", "<=") spelled as the pages spell it (≥, ≤)."""
+    return str(text).replace(">=", "≥").replace("<=", "≤")
+
+
+def _part(entry: dict) -> dict[str, str]:
+    """One part of the output layout in words: its name, its shape ("a number" for a scalar, "3 × 4"), the rest."""
+    entry = dict(entry)
+    name, shape = str(entry.pop("name", "output")), entry.pop("shape", None)
+    if shape is None:
+        shaped = "not stated"
+    elif not shape:
+        shaped = "a number"
+    else:
+        shaped = " × ".join(str(size) for size in shape)
+    return {"name": name, "shape": shaped, "details": "; ".join(f"{key}: {value}" for key, value in entry.items())}
+
+
 def _headline(s: dict, percent: str) -> str:
-    word = "violation" if s["verdict"] == "violation" else "no violation found"
+    word = VERDICT_WORDS[s["verdict"]]
     bound = bound_of(s)
     return f"{word}: {bound['parameter']} {'>' if strict_bound(s) else '≥'} {format_number(bound['value'])} at {percent} % confidence"
 
@@ -217,33 +239,39 @@ def _text(value: object) -> str:
 
 
 def _figure(histogram: dict, n: list[int]):
-    """The d0 and d1 laws along the score as relative frequencies, the event's side marked."""
+    """The d0 and d1 laws along the score: a numeric score as densities over equal bins, the threshold a line, the
+    samples beyond the drawn range as labelled overflow counts; a categorical one as relative frequencies."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    counts = [np.asarray(histogram[side], float) for side in ("d0", "d1")]
-    totals = [float(n[k]) if n[k] > 0 else max(counts[k].sum(), 1.0) for k in (0, 1)]
-    frequencies = [c / t for c, t in zip(counts, totals)]
     figure, axis = plt.subplots(figsize=(10, 3.8))
     colours = ("#4c72b0", "#dd8452")
     if histogram["kind"] == "numeric":
-        edges = np.array([np.nan if e is None else e for e in histogram["edges"]], float)
-        if len(edges) > 3:  # open outer bins (-inf or +inf, null in JSON) drawn one inner bin wide
-            if not np.isfinite(edges[0]):
-                edges[0] = edges[1] - (edges[2] - edges[1])
-            if not np.isfinite(edges[-1]):
-                edges[-1] = edges[-2] + (edges[-2] - edges[-3])
+        edges = np.asarray(histogram["edges"], float)
+        heights = [np.asarray(histogram["density"][side], float) for side in ("d0", "d1")]
+        samples = histogram["samples"]
         for k, style in ((0, "-"), (1, "--")):
-            axis.stairs(frequencies[k], edges, color=colours[k], ls=style, lw=2, label=f"d{k} ({int(n[k])} samples)")
+            axis.stairs(heights[k], edges, color=colours[k], ls=style, lw=2, label=f"d{k} ({samples[k]} samples)")
         threshold = float(histogram["threshold"])
         if math.isfinite(threshold):
             low, high = (threshold, edges[-1]) if histogram["above"] else (edges[0], threshold)
             axis.axvspan(max(low, edges[0]), min(high, edges[-1]), color="#c44e52", alpha=0.12,
                          label=f"event: {histogram['score']} {'>' if histogram['above'] else '<'} {threshold:.4g}")
             axis.axvline(threshold, color="#c44e52", lw=1.5)
+        for where, key, word in ((0.01, "below", "below"), (0.99, "above", "above")):
+            counts = histogram["overflow"][key]
+            bound = edges[0] if key == "below" else edges[-1]
+            axis.text(where, 0.97, f"{word} {bound:.4g}: " + ", ".join(
+                f"d{k} {counts[k]} ({counts[k] / max(samples[k], 1):.1%})" for k in (0, 1)),
+                transform=axis.transAxes, ha="left" if key == "below" else "right", va="top", fontsize=8)
+        axis.set_xlim(edges[0], edges[-1])
+        ylabel, positive = "density", np.concatenate([h[h > 0] for h in heights])
     else:
+        counts = [np.asarray(histogram[side], float) for side in ("d0", "d1")]
+        totals = [float(n[k]) if n[k] > 0 else max(counts[k].sum(), 1.0) for k in (0, 1)]
+        frequencies = [c / t for c, t in zip(counts, totals)]
         labels = [str(label) for label in histogram["labels"]]
         where = np.arange(len(labels))
         for k in (0, 1):
@@ -256,10 +284,10 @@ def _figure(histogram: dict, n: list[int]):
         ticks = [f"{label} *" if inside else label for label, inside in zip(labels, histogram["in_event"])]
         crowded = len(labels) > 8
         axis.set_xticks(where, ticks, rotation=30 if crowded else 0, ha="right" if crowded else "center")
-    positive = np.concatenate([f[f > 0] for f in frequencies])
+        ylabel, positive = "relative frequency", np.concatenate([f[f > 0] for f in frequencies])
     if positive.size and positive.max() / positive.min() > 1e3:
         axis.set_yscale("log")
-    axis.set(xlabel=str(histogram["score"]), ylabel="relative frequency")
+    axis.set(xlabel=str(histogram["score"]), ylabel=ylabel)
     axis.set_title("deciding score under d0 and d1 (bounding split)")
     axis.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the plot, never over it
     figure.tight_layout()
@@ -324,6 +352,7 @@ def render_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     theorem = summary.get("theorem")
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = format_number
+    environment.filters["symbols"] = symbols
     html = environment.from_string(TEMPLATE).render(
         s=summary, sequential=summary.get("sequential"), headline=_headline(summary, percent), estimate=_estimate(summary), caveat=CAVEAT,
         claim=claim_of(summary)["claimed"], c=claim_of(summary),
@@ -334,8 +363,9 @@ def render_audit_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         curve_alt=f"lower bound on delta(epsilon) at {percent} % confidence (solid) and the most a {claim_of(summary)['describe']} "
                   "claim allows (dashed); red where the bound lies above the claim",
         curve_verdict=_curve_verdict(curve, percent) if curve else "",
-        image_alt=f"relative frequencies of {histogram['score']} under d0 and d1, event marked" if histogram else "",
-        layout="\n".join(json.dumps(entry, default=str) for entry in layout[:LAYOUT_ROWS]),
+        image_alt=(f"{'densities' if histogram['kind'] == 'numeric' else 'relative frequencies'} of "
+                   f"{histogram['score']} under d0 and d1, event marked") if histogram else "",
+        layout=[_part(entry) for entry in layout[:LAYOUT_ROWS]],
         layout_shown=min(len(layout), LAYOUT_ROWS), layout_more=max(len(layout) - LAYOUT_ROWS, 0),
         chosen={c["change"] for c in (summary.get("neighbour_search") or {}).get("chosen", ())},
         estimator=_estimator(summary.get("estimator", TWO_INTERVALS)))

@@ -14,7 +14,8 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from admmcheck.report.audit_page import PAGE_STYLE, format_number, write_png
+from admmcheck.audit.result import VERDICT_WORDS
+from admmcheck.report.audit_page import PAGE_STYLE, format_number, symbols, write_png
 from admmcheck.report.model import Reproducible
 from admmcheck.foundations.output import output_folder, to_json, write_text_atomic
 
@@ -32,8 +33,8 @@ figure img { max-width: 100%; border: 1px solid #ddd; }
 <section id="verdict">
 <p class="verdict {{ s.verdict }}">{{ headline }} <span class="claim">({{ claim }})</span></p>
 <p>Gaussian DP: mu &ge; {{ s.mu_lower_bound|num }} (Mahloujifar, Melis &amp; Chaudhuri), from the same guesses.</p>
-<p class="caveat">{{ caveat }}</p>
-{% for note in s.notes %}<p>Note: {{ note }}</p>{% endfor %}
+{% if s.verdict != "violation" %}<p class="caveat">{{ caveat }}</p>{% endif %}
+{% for note in s.notes %}<p>Note: {{ note|symbols }}</p>{% endfor %}
 </section>
 <section id="scores">
 <h2>Scores of the included and the excluded canaries</h2>
@@ -107,13 +108,15 @@ def render_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
     paths["scores.png"], image = write_png(_figure(included, excluded, ordered[-half], ordered[half - 1], summary["score"]),
                                       target / "scores.png")
     percent = f"{100 * summary['confidence']:g}"
-    word = "violation" if summary["verdict"] == "violation" else "no violation found"
+    word = VERDICT_WORDS[summary["verdict"]]
     name = summary.get("mechanism") or summary.get("train") or "training"
     game = [("canaries per run", summary["canaries"]), ("runs", summary["runs"]),
             ("canaries in all", summary["canaries_total"]), ("neighbouring", summary["neighbour_kind"]),
             ("score", summary["score"]), ("seed", summary["seed"]), ("wall time (s)", format_number(summary["wall_time_s"]))]
     if "placement" in summary:
         game.insert(3, ("placement", summary["placement"]))
+    if "canary_domain" in summary:
+        game.insert(1, ("canaries drawn from", summary["canary_domain"]))
     theorem = summary.get("theorem")
     if isinstance(theorem, dict) and theorem.get("theorem"):
         game.append(("claim from", theorem["theorem"]))
@@ -124,6 +127,7 @@ def render_one_run_page(summary: dict, folder: str | Path) -> dict[str, Path]:
         bounded, claim = "mu", f"claimed mu = {format_number(summary['claimed_mu'])}, a Gaussian-DP trade-off curve"
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     environment.filters["num"] = format_number
+    environment.filters["symbols"] = symbols
     guesses = summary["guesses"]
     html = environment.from_string(TEMPLATE).render(
         s=summary | {"command": summary.get("command", "")}, name=name, caveat=CAVEAT, percent=percent,

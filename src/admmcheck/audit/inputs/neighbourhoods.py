@@ -99,6 +99,14 @@ class RecordDomain:
     high: np.ndarray | None = None
     points: np.ndarray | None = None
 
+    def describe(self) -> str:
+        """The domain in words, for a page's game."""
+        if self.kind == "unit-ball":
+            return "uniform directions on the unit sphere (unit-ball)"
+        if self.kind == "box":
+            return f"corners of the box [{_vector(self.low)}, {_vector(self.high)}]"
+        return f"a set of {len(self.points)} points"
+
     def extreme_points(self, record: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """(description, point) of the replacements tried for ``record``, none equal to it."""
         if self.kind == "box":

@@ -377,7 +377,8 @@ def audit_canaries(train: str, dataset: Dataset, canaries: int, claim: ApproxDp 
     mechanism = Source(spec=train) if score is None else Source(obj=ScoredTraining(train, score, records))
     pairs = CanaryRuns(dataset, game)
     released, isolation = play(mechanism, pairs, game.runs + (score is None), settings, progress)  # R: the reference
-    context = {"train": train} | ({} if nodes is None else {"placement": str(nodes[1])})
+    context = {"train": train, "canary_domain": domain.describe()} | ({} if nodes is None else
+                                                                      {"placement": str(nodes[1])})
     return conclude(_scores(released, game, score, train), game, claim, settings, score or "alignment", started,
                     context, isolation)
 

@@ -40,6 +40,8 @@ that look perfect on few samples do not crowd out reliable ones.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Callable
@@ -392,14 +394,22 @@ def _linear_events(s0: np.ndarray, s1: np.ndarray, sizes: SelectionSizes, seed: 
     difference = (s1.mean(axis=0) - s0.mean(axis=0)) / scale
     lda = np.linalg.solve(_within_covariance(s0, s1, scale) + 1e-6 * np.eye(len(difference)), difference)
     w = lda / scale
-    events.append(_threshold_event("projection", "Fisher score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
+    events.append(_threshold_event("projection", *_direction("Fisher score w·x", w), s0, s1, sizes))
     m = min(len(s0), len(s1), CLASSIFIER_SAMPLES)
     training = (np.concatenate([s0[:m], s1[:m]]) - mean) / scale
     model = LogisticRegression(max_iter=500).fit(training, np.repeat([0, 1], m))
     del training
     w = model.coef_[0] / scale
-    events.append(_threshold_event("projection", "logistic score w·x", lambda x, w=w: x @ w, s0, s1, sizes))
+    events.append(_threshold_event("projection", *_direction("logistic score w·x", w), s0, s1, sizes))
     return events
+
+
+def _direction(name: str, w: np.ndarray) -> tuple[str, Callable[[np.ndarray], np.ndarray]]:
+    """(axis name, score) of the projection on ``w``; on a scalar output the score is the output itself (a threshold
+    on w·x is one on x, above or below it: a factor changes no event's counts, only the number written)."""
+    if len(w) == 1:
+        return "the output", (lambda x: x[:, 0])
+    return name, (lambda x, w=w: x @ w)
 
 
 @dataclass(frozen=True)
@@ -863,18 +873,25 @@ def _families(s0: np.ndarray, s1: np.ndarray, layout: Layout, sizes: SelectionSi
 def histogram_edges(event: Event, scores: np.ndarray) -> np.ndarray:
     """Bin edges for drawing the two laws along ``event``'s score, fixed on the selection split from its
     pooled ``scores`` there: one bin per category (the rest in the last) for a categorical score; else
-    HISTOGRAM_BINS equal bins over the central 99 % of the pooled scores, the threshold an edge, open
-    bins at both ends."""
+    HISTOGRAM_BINS bins of equal width over the central 99 % of the pooled scores, widened to hold the threshold
+    a bin inside, and open bins at both ends (the overflow). The threshold is never an edge: it is drawn as a line,
+    and an edge there would draw a notch the data do not have."""
     if event.labels:
         return np.concatenate([np.arange(len(event.labels)) - 0.5, [np.inf]])
     scores = scores[np.isfinite(scores)]
     if len(scores) == 0:
         return np.array([-np.inf, event.threshold, np.inf])
-    low, high = np.quantile(scores, [0.005, 0.995])
-    low, high = min(low, event.threshold), max(high, event.threshold)
+    low, high = (float(q) for q in np.quantile(scores, [0.005, 0.995]))
     if not high > low:
         low, high = low - 0.5, high + 0.5
-    inner = np.union1d(np.linspace(low, high, HISTOGRAM_BINS + 1), [event.threshold])
+    threshold = float(event.threshold)
+    if math.isfinite(threshold):  # inside the drawn range, where its line is seen
+        margin = (max(high, threshold) - min(low, threshold)) / HISTOGRAM_BINS
+        low, high = min(low, threshold - margin), max(high, threshold + margin)
+    inner = np.linspace(low, high, HISTOGRAM_BINS + 1)
+    width = inner[1] - inner[0]
+    if math.isfinite(threshold) and np.min(np.abs(inner - threshold)) < 1e-6 * width:
+        inner = inner - width / 2  # the threshold on an edge would split the picture there: it goes mid-bin
     return np.concatenate([[-np.inf], inner, [np.inf]])
 
 
