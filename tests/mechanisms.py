@@ -410,3 +410,9 @@ def gaussian_unit(data, rng):
 def gaussian_quarter(data, rng):
     """Gaussian noise of std 1/4 on a sensitivity-1 count: 4-GDP and 8-zCDP, for a claim of 1-GDP or 0.5-zCDP."""
     return data + rng.normal(0.0, 0.25)
+
+
+def slow_laplace(data, rng):
+    """laplace at a millisecond a call: an audit of it lasts long enough to be stopped mid-way."""
+    time.sleep(0.001)
+    return data + rng.laplace(0.0, 1.0)

@@ -63,7 +63,8 @@ def violation() -> dict:
         randomness={"requested": "auto", "mode": "seeded", "reason": "the mechanism takes a seed"},
         histogram=_numeric([10, 300, 2000, 5000, 4000, 1500, 4000, 180, 10], [5, 800, 4000, 6500, 4000, 1695, 0, 0, 0]),
         command="admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000",
-        theorem={"beta": 1.34, "holds": True})
+        theorem={"beta": 1.34, "holds": True, "preconditions": {"rows normalised": True, "full rank": False},
+                 "sizes": [3, 4]})
 
 
 def no_violation() -> dict:
@@ -104,6 +105,8 @@ def test_violation_page_leads_with_the_verdict_and_keeps_inf_out_of_json(tmp_pat
     assert "not the two intervals" in html
     assert "<td>conditional ratio test</td>" in html and "<td>two intervals</td>" in html  # one row each
     assert "<th>beta</th><td>1.34</td>" in html and "<th>holds</th><td>yes</td>" in html  # the theorem rows
+    assert "<th>preconditions</th><td>rows normalised: yes; full rank: no</td>" in html  # in words, not JSON
+    assert "<th>sizes</th><td>3, 4</td>" in html
     assert html.count('src="data:image/png;base64,') == 1
     assert "<code>admmcheck audit dp-sharing --epsilon 1 --seed 7 --samples 20000</code>" in html
     assert "<th>seed</th><td>7</td>" in html and "reproducible: yes" in html

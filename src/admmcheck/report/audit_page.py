@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import json
 import math
 from pathlib import Path
 
@@ -235,7 +234,12 @@ def _text(value: object) -> str:
         return "yes" if value else "no"
     if value is None or isinstance(value, (int, float, np.integer, np.floating)):
         return format_number(value, 6)
-    return json.dumps(value, default=str)
+    if isinstance(value, dict):  # in words, not JSON: "key: value; ..."
+        return "; ".join(f"{key}: " + (f"({_text(item)})" if isinstance(item, dict) else _text(item))
+                         for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(item) for item in value)
+    return str(value)
 
 
 def _figure(histogram: dict, n: list[int]):

@@ -12,6 +12,13 @@ whichever machine draws them: results equal the local executor's for the same se
 When the audit ends, :func:`close_audit` stops its subprocesses on every Dask worker, with all they
 started.
 
+However the client ends (Ctrl-C, SIGTERM, SIGKILL, its machine or its connection lost), the Dask workers, which
+outlive it, stop its subprocesses on their own: the client holds a lease on every Dask worker (:class:`Lease`,
+renewed every :data:`RENEW_EVERY_S` seconds), and a watchdog thread on each Dask worker process stops the
+subprocesses of an audit whose lease has not been renewed for :data:`LEASE_S` seconds, with everything they started
+and their folders. So nothing of an audit outlives its client by more than LEASE_S plus the time a stop takes (at
+most the supervisor's report wait, 10 s; well under a second as measured).
+
 Requirements: ``pip install "admmcheck[dask]"`` here and on every Dask worker (the worker
 starts ``sys.executable -m admmcheck.audit.running.worker``), and the mechanism's source reachable from
 the workers (a module installed there, or a file at the same path). Dask moves tasks and
@@ -21,6 +28,7 @@ results between machines with its own protocol, which trusts the cluster's worke
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from typing import Any
 
@@ -30,8 +38,15 @@ from admmcheck.audit.running.worker_process import WorkerProcess
 from admmcheck.foundations.errors import InvalidConfiguration, MechanismError
 
 CONNECT_TIMEOUT_S = 20.0  # how long to wait for the scheduler before saying it cannot be reached
+#: Seconds an audit's subprocesses on a Dask worker live without their client renewing its lease
+LEASE_S = 10.0
+#: How often the client renews its leases (well within LEASE_S: a renewal may wait for a busy scheduler)
+RENEW_EVERY_S = 2.0
 #: On a Dask worker process: (audit key, thread) -> that thread's supervised worker for the audit
 _WORKERS: dict[tuple, WorkerProcess] = {}
+#: On a Dask worker process: audit key -> when its lease runs out (time.monotonic())
+_LEASES: dict[tuple, float] = {}
+_WATCHDOG: list[threading.Thread] = []  # the Dask worker process's watchdog, once started
 _WORKERS_LOCK = threading.Lock()
 
 
@@ -47,6 +62,8 @@ def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None =
     key = (audit_key(init), threading.get_ident())  # one subprocess per audit and Dask worker thread
     with _WORKERS_LOCK:
         worker = _WORKERS.get(key)
+        if key[0] not in _LEASES:  # a task may come before the client's first renewal reached this worker
+            _lease_until(key[0], time.monotonic() + LEASE_S)
     if worker is None:
         worker = WorkerProcess(init[-1], (*init[0].files(), *init[1].files()))
         with _WORKERS_LOCK:
@@ -67,10 +84,39 @@ def _remote(init: tuple, message: tuple, allowance: float, tally: bytes | None =
     return {**header, "isolation": str(worker.isolation)}, body  # which isolation ran on this machine
 
 
-def _close_audit(key: tuple) -> int:
-    """Runs on every Dask worker (``client.run``) when an audit ends: its supervised workers, with everything they
-    started, are stopped. Returns how many."""
+def _lease_until(key: tuple, deadline: float) -> None:
+    """Set the audit's lease on this Dask worker process, starting its watchdog once (held: _WORKERS_LOCK)."""
+    _LEASES[key] = deadline
+    if not _WATCHDOG:
+        watchdog = threading.Thread(target=_watch, name="admmcheck-audit-leases", daemon=True)
+        watchdog.start()
+        _WATCHDOG.append(watchdog)
+
+
+def _renew(key: tuple) -> bool:
+    """Runs on every Dask worker (``client.run``, from :class:`Lease`): the audit's lease runs another LEASE_S."""
     with _WORKERS_LOCK:
+        _lease_until(key, time.monotonic() + LEASE_S)
+    return True
+
+
+def _watch() -> None:
+    """A Dask worker process's watchdog: every half second, stop the subprocesses of each audit whose lease ran out
+    (its client is gone)."""
+    while True:
+        time.sleep(0.5)
+        now = time.monotonic()
+        with _WORKERS_LOCK:
+            expired = [key for key, deadline in _LEASES.items() if deadline < now]
+        for key in expired:
+            _close_audit(key)
+
+
+def _close_audit(key: tuple) -> int:
+    """Runs on every Dask worker (``client.run``) when an audit ends, and from the watchdog when its lease runs out:
+    its supervised workers, with everything they started, are stopped. Returns how many."""
+    with _WORKERS_LOCK:
+        _LEASES.pop(key, None)
         ended = [_WORKERS.pop(found) for found in [k for k in _WORKERS if k[0] == key]]
     for worker in ended:
         worker.kill()
@@ -83,6 +129,29 @@ def close_audit(client, init: tuple) -> None:
         client.run(_close_audit, audit_key(init))
     except Exception:  # noqa: BLE001 - a cluster going away at the audit's end takes its workers with it
         pass
+
+
+class Lease:
+    """The client's side of an audit's lease: renewed on every Dask worker at once, then every RENEW_EVERY_S seconds
+    from a daemon thread, until :meth:`stop` (or until this process ends, however it ends)."""
+
+    def __init__(self, client, key: tuple) -> None:
+        self._client, self._key = client, key
+        self._stopped = threading.Event()
+        client.run(_renew, key)
+        self._thread = threading.Thread(target=self._renew, name="admmcheck-lease", daemon=True)
+        self._thread.start()
+
+    def _renew(self) -> None:
+        while not self._stopped.wait(RENEW_EVERY_S):
+            try:
+                self._client.run(_renew, self._key)
+            except Exception:  # noqa: BLE001 - the cluster out of reach: its workers' leases run out
+                pass
+
+    def stop(self) -> None:
+        self._stopped.set()
+        self._thread.join(timeout=RENEW_EVERY_S + CONNECT_TIMEOUT_S)
 
 
 def connect(address: str):

@@ -716,13 +716,17 @@ class Sampler:
         self.exceptions_hint = True  # whether a fault raised by the code suggests exceptions_are_outputs
         scheduler, workers = settings.scheduler, settings.workers
         self._client = None
+        self._lease = None
         self.files = (*mechanism.files(), *neighbours.files())  # what a sandbox shows of the code's files
         if scheduler is not None:  # blocks as Dask tasks (admmcheck.audit.running.dask_executor)
-            from admmcheck.audit.running.dask_executor import DaskWorker, cluster_slots, connect  # optional dependency
+            from admmcheck.audit.running.dask_executor import (DaskWorker, Lease, audit_key,  # optional dependency
+                                                               cluster_slots, connect)
 
             self.limits = settings.worker_limits(None)  # each Dask worker takes its own machine's share
             self._client = connect(scheduler)
             self.workers = [DaskWorker(self._client) for _ in range(workers or cluster_slots(self._client))]
+            # the workers on the cluster end with this process however it ends: it renews their lease while it lives
+            self._lease = Lease(self._client, audit_key(self._init_message()[1:]))
         else:
             count = workers or available_cores()
             self.limits = settings.worker_limits(count)
@@ -767,6 +771,9 @@ class Sampler:
         if self._client is not None:
             from admmcheck.audit.running.dask_executor import close_audit
 
+            if self._lease is not None:
+                self._lease.stop()
+                self._lease = None
             close_audit(self._client, self._init_message()[1:])  # the workers it started on the cluster
             self._client.close()
             self._client = None
