@@ -96,7 +96,7 @@ def test_verify_writes_a_reproducible_report_with_every_algorithm(capsys, tmp_pa
     for algorithm in ("dpsda-c", "dpsda-ps"):
         table = rows[(algorithm, "Table III on MNIST 6 vs 8 (1,000 images, scaled)")]
         assert table["verdict"] == "fail" and "eps=0.2 test " in table["figure"]
-        assert table["command"].startswith(f"admmcheck replicate {algorithm}-mnist --runs 10 ")
+        assert table["command"].startswith(f"admmcheck replicate {algorithm}-mnist --runs 6 ")
     assert [rows[key]["verdict"] for key in (("sharing", "a9a Fig. 1(a)"), ("sharing", "a9a Fig. 3(a)"),
                                              ("dp-sharing", "a9a Fig. 1(b)/3(a), the noisy runs"))] == [
         "pass", "pass", "fail"]
@@ -149,7 +149,7 @@ def test_verify_only_checks_the_names_asked_and_refuses_what_it_cannot_check(cap
         ("dpsda-ps", "Table III on MNIST 6 vs 8 (1,000 images, scaled)", "fail"), ("dpsda-ps", "Table III's claim", "fail"),
         ("dpsda-ps", "Table V", "fail"), ("dpsda-ps", "Fig. 6 on MNIST (500 images, T = 500, f_400 changed)", "pass")]
     table = out["verdicts"][2]
-    assert table["command"] == "admmcheck replicate dpsda-ps-mnist --runs 10 --seed 0 --json (field checks)"
+    assert table["command"] == "admmcheck replicate dpsda-ps-mnist --runs 6 --seed 0 --json (field checks)"
     assert "eps=1 test 89.60 vs " in table["figure"]  # Table III's printed number beside the measured one
     assert [f["title"].split(":")[0] for f in out["findings"]] == [
         "Table III's private accuracies are not reproduced",

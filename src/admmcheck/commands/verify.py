@@ -72,7 +72,7 @@ def _first_place(name: str) -> tuple[object, str]:
 
 PROFILES = {
     "smoke": Profile("smoke", iterations=200, audit_samples=2_000, white_samples=300, attack_trials=10,
-                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, replication_runs=10, decisive_runs=5,
+                     dpsda_rounds=100, experiment_iterations=30, experiment_runs=5, replication_runs=6, decisive_runs=5,
                      hand_picked=True),
     "quick": Profile("quick", iterations=200, audit_samples=20_000, white_samples=2_000, attack_trials=50,
                      dpsda_rounds=500, experiment_iterations=100, experiment_runs=10, replication_runs=50,

@@ -31,7 +31,7 @@ from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.experiments.replication import Decided, Replication
 from admmcheck.foundations.figures import XY
 from admmcheck.problems.graph_sequences import GraphSequence, random_sequence
-from admmcheck.privacy.dpsda import history_gap, transcript_loss
+from admmcheck.privacy.dpsda import history_gap, lemma1_sensitivity, message_centres, transcript_loss
 from admmcheck.problems.online import OnlineProblem, change_one_round, online_classification
 
 @dataclass(frozen=True)
@@ -68,11 +68,9 @@ def _graphs(published: Published, rounds: int, seed: int) -> GraphSequence:
     return random_sequence(NODES, rounds, WINDOW, seed, directed=published.directed)
 
 
-def lemma1_sigma(problem: OnlineProblem, graphs: GraphSequence, epsilon: float) -> float:
+def lemma1_sigma(problem: OnlineProblem, epsilon: float) -> float:
     """Lemma 1's σ = Δ/ε for ``problem`` (noise-free gradients), 0 at ε = ∞."""
-    from admmcheck.privacy.dpsda import dpsda_claims
-
-    return dpsda_claims(problem, graphs, epsilon, 0.0, problem.rounds).sigma
+    return 0.0 if math.isinf(epsilon) else lemma1_sensitivity(problem, 0.0) / epsilon
 
 
 @dataclass(frozen=True)
@@ -124,7 +122,7 @@ def table3_runs(published: Published, runs: int, seed: int, calibration: str = "
         if math.isinf(epsilon):
             sigma, chosen = 0.0, seeds[:1]
         else:
-            sigma, chosen = (lemma1_sigma(problem, graphs, epsilon) if calibration == "lemma1" else 1.0 / epsilon,
+            sigma, chosen = (lemma1_sigma(problem, epsilon) if calibration == "lemma1" else 1.0 / epsilon,
                              seeds)
         decisions = np.concatenate([
             published.run(problem, graphs=graphs, sigma=sigma, iterations=ROUNDS,
@@ -219,7 +217,7 @@ def table5(published: Published, runs: int, seed: int) -> list[dict[str, object]
     seeds = np.random.SeedSequence(seed).spawn(2 * runs)
     rows = []
     for epsilon in EPSILONS:
-        sigma = lemma1_sigma(f0, graphs, epsilon)  # the whole run's; the runs stop at x(401), all they need
+        sigma = lemma1_sigma(f0, epsilon)  # the whole run's; the runs stop at x(401), all they need
         count = 1 if math.isinf(epsilon) else runs
 
         def decisions(problem: OnlineProblem, chosen) -> np.ndarray:  # x(400), x(401): (runs, 2, d)
@@ -228,7 +226,9 @@ def table5(published: Published, runs: int, seed: int) -> list[dict[str, object]
                               seeds=chosen[k:k + 4]).extras["decision"][:, FIG6_CHANGED - 1:FIG6_CHANGED + 1]
                 for k in range(0, len(chosen), 4)])
         under_f = decisions(f0, seeds[:count])
-        paired, independent = under_f - decisions(f1, seeds[:count]), under_f - decisions(f1, seeds[runs:runs + count])
+        paired = under_f - decisions(f1, seeds[:count])
+        # without noise the runs are deterministic: an independent pair is the paired one
+        independent = paired if math.isinf(epsilon) else under_f - decisions(f1, seeds[runs:runs + count])
         rows.append({"epsilon": epsilon, "sigma": sigma, "printed": published.table5.get(epsilon),
                      "paired_first_entry_400": float(np.abs(paired[:, 0, 0]).mean()),
                      "paired_norm_400": float(np.linalg.norm(paired[:, 0], axis=-1).mean()),
@@ -246,14 +246,15 @@ def fig6_audit(published: Published, runs: int, seed: int, epsilon: float = 1.0)
     the pure claim (the loss is a density ratio, not an estimate)."""
     f0, f1 = fig6_pair(seed)
     graphs = _graphs(published, FIG6_ROUNDS, seed)
-    sigma = lemma1_sigma(f0, graphs, epsilon)
+    sigma = lemma1_sigma(f0, epsilon)
     seeds = np.random.SeedSequence([seed, 6]).spawn(runs)
     losses, gaps = [], []
     for k in range(0, runs, 4):  # each transcript is (T, n, d) = 25 MB
         broadcast = published.run(f0, graphs=graphs, sigma=sigma, iterations=FIG6_ROUNDS,
                                   seeds=seeds[k:k + 4]).extras["broadcast"]
-        losses.append(transcript_loss(f0, f1, graphs, published.directed, sigma, broadcast).sum(axis=(1, 2)))
-        gaps.append(history_gap(f0, f1, graphs, published.directed, broadcast) / sigma)
+        centres = [message_centres(f, graphs, published.directed, broadcast) for f in (f0, f1)]
+        losses.append(transcript_loss(broadcast, *centres, sigma).sum(axis=(1, 2)))
+        gaps.append(history_gap(*centres) / sigma)
     losses, worst = np.concatenate(losses), float(np.max(np.concatenate(gaps)))
     claim = FIG6_ROUNDS * epsilon
     return {"epsilon": epsilon, "sigma": sigma, "claim_epsilon": claim, "transcripts": runs,

@@ -26,7 +26,7 @@ import numpy as np
 from admmcheck.algorithms.dpsda import run_dpsda_c, run_dpsda_ps
 from admmcheck.audit.inputs.contract import BatchedRunMechanism
 from admmcheck.foundations.errors import InvalidConfiguration
-from admmcheck.privacy.dpsda import history_gap, transcript_loss
+from admmcheck.privacy.dpsda import history_gap, message_centres, transcript_loss
 from admmcheck.problems.graph_sequences import GraphSequence
 from admmcheck.problems.online import OnlineProblem, change_one_round
 
@@ -78,7 +78,9 @@ def dpsda_privacy_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineP
         raise InvalidConfiguration(f"{mechanism.name} takes no Laplace scale sigma: its exact loss is not DPSDA's")
     if mechanism.sigma <= 0:
         raise InvalidConfiguration("with sigma = 0 (epsilon = inf) the messages are deterministic: no density ratio")
-    return transcript_loss(f0, f1, mechanism.graphs, mechanism.push_sum, mechanism.sigma, broadcast)
+    broadcast = np.asarray(broadcast, dtype=np.float64)
+    centres = [message_centres(f, mechanism.graphs, mechanism.push_sum, broadcast) for f in (f0, f1)]
+    return transcript_loss(broadcast, *centres, mechanism.sigma)
 
 
 def worst_case_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProblem, trials: int = 200,
@@ -89,5 +91,5 @@ def worst_case_loss(mechanism: DpsdaMechanism, f0: OnlineProblem, f1: OnlineProb
     (a lower estimate of the supremum that is exact when the changed round is the last one
     whose effect the horizon sees, e.g. t0 = T − 1)."""
     run = mechanism.batch_run(f0, np.random.SeedSequence(seed).spawn(trials))
-    return float(np.max(history_gap(f0, f1, mechanism.graphs, mechanism.push_sum, run.extras["broadcast"]))
-                 / mechanism.sigma)
+    centres = [message_centres(f, mechanism.graphs, mechanism.push_sum, run.extras["broadcast"]) for f in (f0, f1)]
+    return float(np.max(history_gap(*centres)) / mechanism.sigma)

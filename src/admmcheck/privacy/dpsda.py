@@ -69,6 +69,12 @@ class DpsdaClaims(TheoremClaim):
                 "failed": [k for k, ok in self.preconditions.items() if not ok]}
 
 
+def lemma1_sensitivity(problem: OnlineProblem, gradient_noise: float) -> float:
+    """Lemma 1's Δ = 2nL̂√d_i (15) with Remark 5's block factor: L̂² = L² + d_i ν², d_i the largest block."""
+    block = int(np.bincount(problem.owner).max())
+    return 2 * problem.nodes * math.sqrt(problem.gradient_bound ** 2 + block * gradient_noise**2) * math.sqrt(block)
+
+
 def dpsda_claims(problem: OnlineProblem, graphs: GraphSequence, epsilon: float, gradient_noise: float,
                  rounds: int) -> DpsdaClaims:
     """Lemma 1, Theorem 2/4 and Theorem 3/5 (module docstring) for ``rounds`` = T."""
@@ -77,7 +83,7 @@ def dpsda_claims(problem: OnlineProblem, graphs: GraphSequence, epsilon: float, 
     block = int(np.bincount(problem.owner).max())
     L = problem.gradient_bound
     L_hat = math.sqrt(L * L + block * gradient_noise**2)
-    sensitivity = 2 * n * L_hat * math.sqrt(block)
+    sensitivity = lemma1_sensitivity(problem, gradient_noise)
     sigma = 0.0 if math.isinf(epsilon) else sensitivity / epsilon
     inv_eps2 = 0.0 if math.isinf(epsilon) else 1.0 / epsilon**2
     C, D, G = problem.psi_bound, problem.diameter, problem.smoothness
@@ -135,19 +141,16 @@ def message_centres(problem: OnlineProblem, graphs: GraphSequence, push_sum: boo
     return centres
 
 
-def transcript_loss(f0: OnlineProblem, f1: OnlineProblem, graphs: GraphSequence, push_sum: bool, sigma: float,
-                    broadcast: np.ndarray) -> np.ndarray:
+def transcript_loss(broadcast: np.ndarray, centres_f: np.ndarray, centres_g: np.ndarray, sigma: float) -> np.ndarray:
     """The exact privacy loss log p_F(o)/p_F′(o) per round and node (trials, T, n) of transcripts ``broadcast``
-    (trials, T, n, d) whose messages carry Laplace noise of scale ``sigma`` (11):
-    Σ_k (|h_i^k(t) − z_i^k(t; F′)| − |h_i^k(t) − z_i^k(t; F)|) / σ."""
+    (trials, T, n, d) whose messages carry Laplace noise of scale ``sigma`` (11), from the centres z(t; F) and
+    z(t; F′) they imply (:func:`message_centres`): Σ_k (|h_i^k(t) − z_i^k(t; F′)| − |h_i^k(t) − z_i^k(t; F)|) / σ."""
     broadcast = np.asarray(broadcast, dtype=np.float64)
-    c0, c1 = message_centres(f0, graphs, push_sum, broadcast), message_centres(f1, graphs, push_sum, broadcast)
-    return (np.abs(broadcast - c1) - np.abs(broadcast - c0)).sum(axis=-1) / sigma
+    return (np.abs(broadcast - centres_g) - np.abs(broadcast - centres_f)).sum(axis=-1) / sigma
 
 
-def history_gap(f0: OnlineProblem, f1: OnlineProblem, graphs: GraphSequence, push_sum: bool,
-                broadcast: np.ndarray) -> np.ndarray:
-    """Σ_t ‖z(t; F) − z(t; F′)‖₁ for each history in ``broadcast`` (trials,): divided by σ, the largest loss any
-    transcript with that history can have (each message's term is at most its centres' distance over σ)."""
-    c0, c1 = message_centres(f0, graphs, push_sum, broadcast), message_centres(f1, graphs, push_sum, broadcast)
-    return np.abs(c0 - c1).sum(axis=(1, 2, 3))
+def history_gap(centres_f: np.ndarray, centres_g: np.ndarray) -> np.ndarray:
+    """Σ_t ‖z(t; F) − z(t; F′)‖₁ for each history (trials,), from the centres of :func:`message_centres`: divided by
+    σ, the largest loss any transcript with that history can have (each message's term is at most its centres'
+    distance over σ)."""
+    return np.abs(centres_f - centres_g).sum(axis=(1, 2, 3))

@@ -20,6 +20,7 @@ Where this encoding may differ from LIBSVM's file:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,10 +102,15 @@ def _encode(rows: list[list[str]], edges: dict[str, np.ndarray], categories: dic
 def load_a9a(folder: str | Path | None = None) -> A9a:
     """a9a from the official Adult files in ``folder`` (default: the ones shipped with admmcheck, which need no
     network): 32,561 training and 16,281 test rows of 123 binary features (the module docstring says how, and
-    where this may differ from LIBSVM's file), labels ±1 (+1: income above 50K)."""
+    where this may differ from LIBSVM's file), labels ±1 (+1: income above 50K). Read once per process and folder
+    (1.1 s); the arrays are read-only."""
     from admmcheck.problems.datasets import bundled_adult_folder
 
-    folder = Path(folder) if folder is not None else bundled_adult_folder()
+    return _load(Path(folder).resolve() if folder is not None else bundled_adult_folder())
+
+
+@functools.lru_cache(maxsize=2)
+def _load(folder: Path) -> A9a:
     names = folder / "adult.names"
     if not names.is_file():
         raise InvalidDataset(f"{folder} holds no adult.names, which lists the categories a9a encodes")
@@ -122,5 +128,8 @@ def load_a9a(folder: str | Path | None = None) -> A9a:
             if len(edges[name]) != width - 1:
                 raise InvalidDataset(f"column {name!r} of the training file holds too few distinct values for "
                                      f"a9a's {width} bins")
-    return A9a(_encode(train_rows, edges, categories), _encode(test_rows, edges, categories),
+    train, test = _encode(train_rows, edges, categories), _encode(test_rows, edges, categories)
+    for array in (train.features, train.labels, test.features, test.labels):
+        array.setflags(write=False)
+    return A9a(train, test,
                {name: tuple(float(e) for e in cut) for name, cut in edges.items()})
