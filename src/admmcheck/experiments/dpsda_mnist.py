@@ -69,8 +69,13 @@ def _graphs(published: Published, rounds: int, seed: int) -> GraphSequence:
 
 
 def lemma1_sigma(problem: OnlineProblem, epsilon: float) -> float:
-    """Lemma 1's σ = Δ/ε for ``problem`` (noise-free gradients), 0 at ε = ∞."""
+    """Lemma 1's σ = Δ/ε for ``problem`` (noise-free gradients), 0 at ε = ∞: Theorem 2/4's calibration."""
     return 0.0 if math.isinf(epsilon) else lemma1_sensitivity(problem, 0.0) / epsilon
+
+
+def unit_sigma(problem: OnlineProblem, epsilon: float) -> float:
+    """σ = 1/ε, 0 at ε = ∞: the paper's "the ε just characterize a corresponding proportional relationship"."""
+    return 0.0 if math.isinf(epsilon) else 1.0 / epsilon
 
 
 @dataclass(frozen=True)
@@ -106,12 +111,11 @@ def scaled_split(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
     return data.features[train], data.labels[train], data.features[test], data.labels[test]
 
 
-def table3_runs(published: Published, runs: int, seed: int, calibration: str = "lemma1") -> list[Accuracy]:
+def table3_runs(published: Published, runs: int, seed: int,
+                calibration: Callable[[OnlineProblem, float], float] = lemma1_sigma) -> list[Accuracy]:
     """The scaled Table III setting (module docstring) for ``published``: ``runs`` runs at every ε of
-    :data:`EPSILONS` (one at ε = ∞, which is deterministic), σ of ``calibration`` "lemma1" (σ = Δ/ε) or "unit"
-    (σ = 1/ε). The runs at every ε share their seeds."""
-    if calibration not in ("lemma1", "unit"):
-        raise ValueError(f"calibration {calibration!r}: lemma1 or unit")
+    :data:`EPSILONS` (one at ε = ∞, which is deterministic), σ = ``calibration(problem, ε)`` (:func:`lemma1_sigma`
+    or :func:`unit_sigma`). The runs at every ε share their seeds."""
     train_x, train_y, test_x, test_y = scaled_split(seed)
     problem = online_classification(train_x, train_y, rounds=ROUNDS, batch=BATCH, nodes=NODES, seed=seed,
                                     radius=RADIUS)
@@ -119,11 +123,7 @@ def table3_runs(published: Published, runs: int, seed: int, calibration: str = "
     seeds = np.random.SeedSequence(seed).spawn(runs)
     out = []
     for epsilon in EPSILONS:
-        if math.isinf(epsilon):
-            sigma, chosen = 0.0, seeds[:1]
-        else:
-            sigma, chosen = (lemma1_sigma(problem, epsilon) if calibration == "lemma1" else 1.0 / epsilon,
-                             seeds)
+        sigma, chosen = calibration(problem, epsilon), seeds[:1] if math.isinf(epsilon) else seeds
         decisions = np.concatenate([
             published.run(problem, graphs=graphs, sigma=sigma, iterations=ROUNDS,
                             seeds=chosen[k:k + 20]).extras["decision"][:, ROUNDS]
@@ -275,7 +275,7 @@ def replicate(published: Published, runs: int = 50, seed: int = 0) -> Replicatio
         raise ValueError(f"runs={runs}: at least 2 noisy runs per epsilon")
     algorithm = published.name
     measured = table3_runs(published, runs, seed)
-    unit = table3_runs(published, runs, seed, calibration="unit")
+    unit = table3_runs(published, runs, seed, calibration=unit_sigma)
     rows = compare_to_table(published, measured)
     ordering = ordering_claim(measured)
     pairs = table5(published, max(1, runs // 10), seed)

@@ -8,9 +8,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Mapping
 
 from admmcheck.foundations.figures import Figure
-from admmcheck.foundations.results import Result
-
-VERDICTS = ("pass", "fail", "violation", "inconclusive")
+from admmcheck.foundations.results import VERDICTS, Result
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,10 @@ from admmcheck.foundations.output import to_json
 #: precondition), or the time budget ran out before a verdict.
 OUTCOMES = ("passed", "failed", "incomplete")
 
+#: A verdict row's (or a decided statement's) verdicts: the check ran and held, ran and did not hold, a privacy claim
+#: refuted, does not apply, or could not be decided
+VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
+
 #: The command line's exit statuses: an outcome's, invalid input, a bug.
 EXIT_OK, EXIT_CHECK_FAILED, EXIT_INVALID_INPUT, EXIT_BUG, EXIT_INCOMPLETE = 0, 1, 2, 3, 4
 EXIT_OF_OUTCOME = {"passed": EXIT_OK, "failed": EXIT_CHECK_FAILED, "incomplete": EXIT_INCOMPLETE}

@@ -17,9 +17,8 @@ from importlib import metadata
 from typing import ClassVar
 
 from admmcheck.foundations.figures import Figure
-from admmcheck.foundations.results import Result
+from admmcheck.foundations.results import VERDICTS, Result
 
-VERDICTS = ("pass", "fail", "violation", "not-applicable", "inconclusive")
 
 
 @dataclass(frozen=True)
